@@ -21,10 +21,20 @@ TOPIC_WORDS = {
     "스포츠": "축구 야구 농구 배구 골프 감독 선수 올림픽 월드컵 리그 우승 결승 홈런 "
     "득점 시즌 대표팀 경기 메달 구단 챔피언",
 }
-SHARED_WORDS = "올해 내년 첫 새 최대 최고 발표 추진 논란 확대 강화 우려 기대 결정 전망 공개 개최 돌입".split()
+SHARED_WORDS = (
+    "올해 내년 첫 새 최대 최고 발표 추진 논란 확대 강화 우려 기대 결정 전망 공개 개최 돌입"
+).split(" ")
 ENDINGS = ("", "…", " 예정", " 눈길", " 주목", " 시작")
 # Topic frequencies loosely follow a news feed: some topics are much more common than others.
-WEIGHTS = {"정치": 14, "경제": 13, "사회": 12, "생활문화": 18, "세계": 16, "IT과학": 11, "스포츠": 16}
+WEIGHTS = {
+    "정치": 14,
+    "경제": 13,
+    "사회": 12,
+    "생활문화": 18,
+    "세계": 16,
+    "IT과학": 11,
+    "스포츠": 16,
+}
 
 
 def headline(rng: random.Random, label: str) -> str:

@@ -1,7 +1,7 @@
 """The task registry (configs/tasks.yaml) and the task modules it points to.
 
 A task module (`kluebook.tasks.<name>`) holds everything specific to one task's data:
-- `read_official(path) -> list[dict]`: records of an official file, validated, in the official shape;
+- `read_official(path) -> list[dict]`: an official file's records, validated, in official shape;
 - `write_official(records, path)`: the inverse, used for the generated smoke data;
 - `from_hub(rows) -> list[dict]`: Hugging Face `klue/klue` rows converted to the official shape;
 - `gold_keys(records)` and `prediction_key(row)`: how prediction lines match gold examples;

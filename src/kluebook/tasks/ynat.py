@@ -38,9 +38,7 @@ def write_official(records: Iterable[dict], path: str | Path) -> None:
 
 def from_hub(rows: Iterable[dict]) -> list[dict]:
     """Hub rows (integer labels in the hub order) as official records."""
-    return [
-        {"guid": r["guid"], "title": r["title"], "label": HUB_LABELS[r["label"]]} for r in rows
-    ]
+    return [{"guid": r["guid"], "title": r["title"], "label": HUB_LABELS[r["label"]]} for r in rows]
 
 
 def gold_keys(records: list[dict]) -> list[str]:

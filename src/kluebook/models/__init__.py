@@ -1,0 +1,1 @@
+"""Task-specific model architectures that transformers does not ship."""

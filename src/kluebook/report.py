@@ -1,0 +1,163 @@
+"""The results table, generated from the run records before the book is built.
+
+Every number carries its split and source: reproduced numbers come from results/ (dev split),
+published ones from configs/published_scores.csv (the KLUE README, private test set, SPEC §13).
+"""
+
+import statistics
+from pathlib import Path
+
+import pandas as pd
+
+from kluebook.jsonio import write_text_atomic
+from kluebook.paths import CONFIGS, GENERATED, RESULTS
+from kluebook.records import read_record
+from kluebook.tasks import Task, all_tasks
+from kluebook.zoo import model_entry, registered_models
+
+PROFILE_NOTES = {
+    "smoke": "pipeline check on generated data with a tiny untrained model — not a reproduction",
+    "paper": "official recipe on the official data",
+}
+SOURCE_SPLITS = {
+    "generated": "dev (generated)",
+    "official": "dev (KLUE v1.1)",
+    "hub": "validation (klue/klue, v1)",
+}
+
+
+def load_records(results: Path = RESULTS) -> list[dict]:
+    """Every readable record under results/."""
+    found = (read_record(path) for path in sorted(results.rglob("*.json")))
+    return [r for r in found if r is not None]
+
+
+def published_scores(table: str = "current") -> pd.DataFrame:
+    frame = pd.read_csv(CONFIGS / "published_scores.csv")
+    return frame[frame["table"] == table].set_index("model")
+
+
+def mean_sd(values: list[float]) -> str:
+    """`mean ± sd` over seeds (sample sd), or the single value."""
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def summarise(records: list[dict]) -> pd.DataFrame:
+    """One row per (task, profile, model, data source, metric), the values of all seeds."""
+    rows = []
+    for record in records:
+        if record.get("status") != "succeeded":
+            continue
+        for key, value in record["metrics"].items():
+            rows.append(
+                {
+                    "task": record["task"],
+                    "profile": record["profile"],
+                    "model": record["model"],
+                    "data_source": record["data_source"],
+                    "metric": key,
+                    "seed": record["seed"],
+                    "value": value,
+                }
+            )
+    columns = ["task", "profile", "model", "data_source", "metric", "seed", "value"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def task_table(task: Task, runs: pd.DataFrame, published: pd.DataFrame) -> str:
+    """Markdown table of one task: reproduced rows, then the published test-set rows."""
+    labels = {m.key: m.label for m in task.metrics}
+    header = ["model", "profile", "split", "seeds", *labels.values()]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    mine = runs[runs["task"] == task.name]
+    for (profile, model, source), group in mine.groupby(["profile", "model", "data_source"]):
+        cells = [
+            f"`{model}`",
+            f"{profile} ({PROFILE_NOTES[profile]})",
+            SOURCE_SPLITS[source],
+            str(group["seed"].nunique()),
+        ]
+        for key in labels:
+            values = group.loc[group["metric"] == key, "value"].dropna().tolist()
+            cells.append(mean_sd(values) if values else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    for model, row in published.iterrows():
+        cells = [f"{model} (published)", "KLUE paper recipe", "test (private)", "—"]
+        cells += [f"{row[f'{task.name}_{key}']:.2f}" for key in labels]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def published_for_models(published: pd.DataFrame, models: set[str]) -> pd.DataFrame:
+    """The published rows of the KLUE checkpoints, plus those of any reproduced model."""
+    released = {e["published"] for e in registered_models().values() if "published" in e}
+    names = released | {model_entry(m).get("published") for m in models}
+    return published[published.index.isin(names)]
+
+
+def render(records: list[dict]) -> tuple[str, pd.DataFrame]:
+    """The results page body (Markdown) and the long-format CSV frame."""
+    runs = summarise(records)
+    published = published_scores()
+    source = published["source"].iloc[0]
+    parts = [
+        "Reproduced numbers are **dev-set** scores of the best-on-dev checkpoint, as mean ± "
+        "sample standard deviation over seeds. Published numbers are the KLUE README's "
+        f"**test-set** scores ({source}); the test set is private, so the two are not directly "
+        "comparable — read the gap, not the ranking.",
+    ]
+    tasks = [t for t in all_tasks().values() if t.name in set(runs["task"])]
+    for task in tasks:
+        chosen = published_for_models(published, set(runs.loc[runs["task"] == task.name, "model"]))
+        parts.append(f"## {task.title}\n\n{task_table(task, runs, chosen)}")
+    if not tasks:
+        parts.append("No run has finished yet: run `kluebook run` first.")
+    failed = [r for r in records if r.get("status") == "failed"]
+    if failed:
+        items = "\n".join(
+            f"- {r['task']} · `{r['model']}` · {r['profile']} · seed {r['seed']}: {r['error']}"
+            for r in failed
+        )
+        parts.append(f"## Failed runs\n\nThese runs failed; they are not in the tables.\n\n{items}")
+    frame = runs.groupby(["task", "profile", "model", "data_source", "metric"], as_index=False).agg(
+        seeds=("seed", "nunique"), mean=("value", "mean"), sd=("value", "std")
+    )
+    frame.insert(4, "split", frame["data_source"].map(SOURCE_SPLITS))
+    return "\n\n".join(parts) + "\n", frame
+
+
+def render_status(records: list[dict]) -> str:
+    """The execution table: every run, its outcome, duration, machine and code version."""
+    if not records:
+        return "No run recorded yet.\n"
+    lines = [
+        "| task | model | profile | seed | status | wall time (s) | finished | device | commit |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(records, key=lambda r: (r["task"], r["profile"], r["model"], r["seed"])):
+        commit = (r.get("git_commit") or "unknown")[:12]
+        lines.append(
+            f"| {r['task']} | `{r['model']}` | {r['profile']} | {r['seed']} | {r['status']} | "
+            f"{r.get('wall_time_s', '—')} | {r.get('finished_at', '—')} | {r.get('device', '—')} | "
+            f"`{commit}` |"
+        )
+    newest = max(
+        (r for r in records if "libraries" in r), key=lambda r: r["finished_at"], default=None
+    )
+    if newest:
+        versions = ", ".join(f"{k} {v}" for k, v in newest["libraries"].items())
+        lines.append(f"\nLibrary versions of the most recent run: {versions}.")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
+    """Write results.md, results.csv and status.md for the book; return their paths."""
+    records = load_records(results)
+    markdown, frame = render(records)
+    paths = [out_dir / "results.md", out_dir / "results.csv", out_dir / "status.md"]
+    write_text_atomic(paths[0], markdown)
+    write_text_atomic(paths[1], frame.round(4).to_csv(index=False))
+    write_text_atomic(paths[2], render_status(records))
+    return paths

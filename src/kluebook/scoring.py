@@ -1,0 +1,48 @@
+"""`kluebook score`: the official metrics of a predictions file (SCORING.md)."""
+
+import math
+from pathlib import Path
+
+from kluebook.data import load_split
+from kluebook.errors import KluebookError
+from kluebook.jsonio import read_jsonl
+from kluebook.tasks import Task
+
+
+def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
+    """Predictions keyed like the gold examples; a missing, duplicate or unknown key is an error."""
+    module = task.module
+    expected = module.gold_keys(gold)
+    wanted = set(expected)
+    predictions = {}
+    for number, row in enumerate(rows, start=1):
+        try:
+            key = module.prediction_key(row)
+        except (KeyError, TypeError) as error:
+            raise KluebookError(f"prediction line {number}: missing field {error}") from error
+        if key not in wanted:
+            raise KluebookError(f"unknown guid {_show(key)} (prediction line {number})")
+        if key in predictions:
+            raise KluebookError(f"duplicate guid {_show(key)} (prediction line {number})")
+        predictions[key] = row
+    missing = [key for key in expected if key not in predictions]
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise KluebookError(f"missing prediction for guid {_show(missing[0])}{more}")
+    return predictions
+
+
+def _show(key) -> str:
+    return " turn ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+
+
+def score_file(task: Task, pred: str | Path, gold: str | Path | None = None) -> dict:
+    """Score a JSON Lines predictions file against an official gold file or the hub split."""
+    records = task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
+    predictions = index_predictions(task, records, read_jsonl(pred))
+    return task.module.score(records, predictions)
+
+
+def undefined_metrics(metrics: dict) -> list[str]:
+    """Keys whose value is undefined (None or NaN), to be printed as null."""
+    return [k for k, v in metrics.items() if v is None or (isinstance(v, float) and math.isnan(v))]

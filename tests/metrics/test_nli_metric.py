@@ -1,0 +1,15 @@
+import pytest
+
+from kluebook.metrics.nli import accuracy
+
+
+def test_accuracy_by_hand():
+    gold = ["entailment", "neutral", "contradiction", "neutral"]
+    pred = ["entailment", "neutral", "neutral", "neutral"]
+    # 3 of 4 right
+    assert accuracy(gold, pred) == pytest.approx(75.0)
+
+
+def test_length_mismatch_is_an_error():
+    with pytest.raises(ValueError):
+        accuracy(["neutral"], [])
