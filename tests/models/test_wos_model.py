@@ -1,0 +1,157 @@
+import pytest
+import torch
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+from transformers import BertTokenizerFast, RobertaConfig, RobertaModel
+
+from kluebook.models import wos as trade
+from kluebook.synthetic import wos as synthetic_wos
+from kluebook.tasks.wos import slot_names, user_states
+
+SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread and do not stall when other processes load the CPUs."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def data() -> dict:
+    return synthetic_wos.generate(seed=0, train_dialogues=40, dev_dialogues=4)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(data):
+    texts = [t["text"] for d in data["train"] for t in d["dialogue"]]
+    texts += [" ".join(values) for values in data["ontology"].values()]
+    texts += [slot.replace("-", " ") for slot in data["ontology"]]
+    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.train_from_iterator(
+        texts, trainers.WordPieceTrainer(vocab_size=500, special_tokens=SPECIAL_TOKENS)
+    )
+    return BertTokenizerFast(vocab=backend.get_vocab(), do_lower_case=False)
+
+
+def _model(tokenizer, slots) -> trade.Trade:
+    torch.manual_seed(0)
+    config = RobertaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=130,
+        type_vocab_size=1,
+        pad_token_id=tokenizer.pad_token_id,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+    )
+    return trade.Trade(
+        RobertaModel(config), trade.slot_token_ids(tokenizer, slots), tokenizer.pad_token_id
+    )
+
+
+def test_turn_inputs_follow_the_baseline_layout(tokenizer):
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    user_1 = tokenizer("카페", add_special_tokens=False)["input_ids"]
+    system_2 = tokenizer("알겠습니다", add_special_tokens=False)["input_ids"]
+    user_2 = tokenizer("성수", add_special_tokens=False)["input_ids"]
+    # first turn: no history, empty system utterance
+    assert trade.turn_inputs(tokenizer, [], "", "카페", 64) == [cls, sep, sep, *user_1, sep]
+    # second turn: history = sys_1 ("") [SEP] user_1
+    second = trade.turn_inputs(tokenizer, ["", "카페"], "알겠습니다", "성수", 64)
+    assert second == [cls, sep, *user_1, sep, *system_2, sep, *user_2, sep]
+    # left truncation keeps the last max_length-2 tokens between [CLS] and the final [SEP]
+    short = trade.turn_inputs(tokenizer, ["", "카페"], "알겠습니다", "성수", 4)
+    assert short == [cls, *second[-3:-1], sep]
+
+
+def test_turn_examples_targets_and_gates(tokenizer):
+    slots = ["카페-주차 가능", "카페-지역", "택시-도착지"]
+    dialogue = {
+        "guid": "d0",
+        "domains": ["카페"],
+        "dialogue": [
+            {"role": "user", "text": "카페", "state": ["카페-지역-dontcare"]},
+            {"role": "sys", "text": "네"},
+            {
+                "role": "user",
+                "text": "성수",
+                "state": ["카페-주차 가능-yes", "택시-도착지-서울-부산"],
+            },
+            {"role": "sys", "text": "네"},
+        ],
+    }
+    first, second = trade.turn_examples([dialogue], tokenizer, slots, max_length=64)
+    assert (first.turn, second.turn) == (0, 1)
+    assert first.input_ids == trade.turn_inputs(tokenizer, [], "", "카페", 64)
+    assert second.input_ids == trade.turn_inputs(tokenizer, ["", "카페"], "네", "성수", 64)
+    none, dontcare, ptr, yes = (trade.GATE_IDS[g] for g in ("none", "dontcare", "ptr", "yes"))
+    assert first.gate_ids == [none, dontcare, none]
+    assert second.gate_ids == [yes, none, ptr]
+    pieces = tokenizer("서울-부산", add_special_tokens=False)["input_ids"]
+    assert second.target_ids[2] == [*pieces, tokenizer.sep_token_id]
+    none_pieces = tokenizer("none", add_special_tokens=False)["input_ids"]
+    assert second.target_ids[1] == [*none_pieces, tokenizer.sep_token_id]
+
+
+def test_predicted_states_from_gates_and_pieces(tokenizer):
+    slots = ["렌터카-대여 시간", "렌터카-보험 포함", "렌터카-차종", "카페-지역", "카페-종류"]
+    pieces = tokenizer("10:30", add_special_tokens=False)["input_ids"]
+    none_pieces = tokenizer("none", add_special_tokens=False)["input_ids"]
+    sep = tokenizer.sep_token_id
+    rows = [[*pieces, sep, sep], [sep] * 5, [sep] * 5, [sep] * 5, [*none_pieces, sep][:5]]
+    rows = [(row + [sep] * 5)[:5] for row in rows]
+    vocab = len(tokenizer)
+    point_probs = torch.nn.functional.one_hot(torch.tensor([rows]), vocab).float()
+    gates = [trade.GATE_IDS[g] for g in ("ptr", "no", "dontcare", "none", "ptr")]
+    gate_logits = torch.nn.functional.one_hot(torch.tensor([gates]), len(trade.GATES)).float()
+    assert trade.predicted_states(tokenizer, slots, gate_logits, point_probs) == [
+        ["렌터카-대여 시간-10:30", "렌터카-보험 포함-no", "렌터카-차종-dontcare"]
+    ]
+
+
+def test_forward_backward_and_a_few_steps_reduce_the_loss(data, tokenizer):
+    slots = slot_names(data["train"])
+    examples = trade.turn_examples(data["train"][:2], tokenizer, slots, max_length=128)
+    batch = trade.collate(examples, tokenizer.pad_token_id)
+    model = _model(tokenizer, slots)
+    model.teacher_forcing = 1.0
+    output = model(**batch)
+    steps = batch["target_ids"].size(-1)
+    assert output["point_probs"].shape == (len(examples), len(slots), steps, len(tokenizer))
+    assert output["gate_logits"].shape == (len(examples), len(slots), 5)
+    torch.testing.assert_close(
+        output["point_probs"].sum(-1), torch.ones(len(examples), len(slots), steps)
+    )
+    output["loss"].backward()
+    assert model.encoder.get_input_embeddings().weight.grad.abs().sum() > 0
+    assert model.gru.weight_hh_l0.grad.abs().sum() > 0
+
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    first = None
+    for _ in range(10):
+        optimizer.zero_grad()
+        loss = model(**batch)["loss"]
+        first = first if first is not None else loss.item()
+        loss.backward()
+        optimizer.step()
+    assert loss.item() < 0.7 * first
+
+
+def test_greedy_decoding_without_targets(data, tokenizer):
+    slots = slot_names(data["train"])
+    examples = trade.turn_examples(data["dev"], tokenizer, slots, max_length=128)
+    batch = trade.collate(examples, tokenizer.pad_token_id)
+    model = _model(tokenizer, slots).eval()
+    with torch.no_grad():
+        output = model(batch["input_ids"], batch["attention_mask"])
+    assert "loss" not in output
+    assert output["point_probs"].shape[2] == trade.MAX_DECODE_STEPS
+    states = trade.predicted_states(tokenizer, slots, output["gate_logits"], output["point_probs"])
+    assert len(states) == sum(len(user_states(d)) for d in data["dev"])
