@@ -21,7 +21,9 @@ def scratch(tmp_path_factory):
     for name in BOOK_FILES:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("runs", "_generated"))
+            shutil.copytree(
+                source, root / name, ignore=shutil.ignore_patterns("runs", "_generated")
+            )
         else:
             shutil.copy(source, root / name)
     broken = root / "broken-model"
@@ -34,13 +36,25 @@ def kluebook(root, *args):
     env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
     return subprocess.run(
         [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True, text=True, env=env, cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
     )
 
 
 def test_a_failing_run_is_recorded_as_failed_and_the_others_go_on(scratch):
-    result = kluebook(scratch, "run", "--tasks", "ynat", "--seeds", "1", "--quiet",
-                      "--models", f"kluebook/tiny-roberta,{scratch / 'broken-model'}")
+    result = kluebook(
+        scratch,
+        "run",
+        "--tasks",
+        "ynat",
+        "--seeds",
+        "1",
+        "--quiet",
+        "--models",
+        f"kluebook/tiny-roberta,{scratch / 'broken-model'}",
+    )
     assert result.returncode == 1, result.stderr
     assert "1 succeeded, 0 skipped (up to date), 1 failed" in result.stdout
     results = scratch / "results" / "smoke" / "ynat"
@@ -48,8 +62,17 @@ def test_a_failing_run_is_recorded_as_failed_and_the_others_go_on(scratch):
     assert good["status"] == "succeeded"
     assert good["metrics"]["macro_f1"] > 60  # generated data is learnable; chance is ~14
     assert good["counts"] == {"train": 1400, "dev": 350}
-    assert {"best_checkpoint", "last_checkpoint", "data_checksum", "git_commit", "libraries",
-            "device", "wall_time_s", "fingerprint", "model_revision"} <= good.keys()
+    assert {
+        "best_checkpoint",
+        "last_checkpoint",
+        "data_checksum",
+        "git_commit",
+        "libraries",
+        "device",
+        "wall_time_s",
+        "fingerprint",
+        "model_revision",
+    } <= good.keys()
     bad = json.loads(next(p for p in results.glob("*broken-model*.json")).read_text())
     assert bad["status"] == "failed" and "metrics" not in bad and bad["error"]
     executed = sorted(p.name for p in (scratch / "book" / "runs" / "ynat").iterdir())
@@ -58,8 +81,19 @@ def test_a_failing_run_is_recorded_as_failed_and_the_others_go_on(scratch):
 
 def test_the_book_builds_and_a_rebuild_executes_nothing(scratch):
     site = scratch / "site"
-    result = kluebook(scratch, "book", "--tasks", "ynat", "--seeds", "1", "--quiet",
-                      "--models", "kluebook/tiny-roberta", "--path-output", str(site))
+    result = kluebook(
+        scratch,
+        "book",
+        "--tasks",
+        "ynat",
+        "--seeds",
+        "1",
+        "--quiet",
+        "--models",
+        "kluebook/tiny-roberta",
+        "--path-output",
+        str(site),
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "0 succeeded, 1 skipped (up to date), 0 failed" in result.stdout
     html = site / "_build" / "html"

@@ -20,8 +20,12 @@ def test_tiny_model_beats_the_majority_class_on_real_dev(klue_data, tmp_path):
     ids = {label: i for i, label in enumerate(ynat.LABELS)}
 
     def encode(records):
-        return tokenize(tokenizer, [r["title"] for r in records],
-                        labels=[ids[r["label"]] for r in records], max_length=48)
+        return tokenize(
+            tokenizer,
+            [r["title"] for r in records],
+            labels=[ids[r["label"]] for r in records],
+            max_length=48,
+        )
 
     def compute_metrics(p):
         gold = [ynat.LABELS[i] for i in p.label_ids]
@@ -29,8 +33,9 @@ def test_tiny_model_beats_the_majority_class_on_real_dev(klue_data, tmp_path):
 
     recipe = resolve_recipe(get_task("ynat"), "kluebook/tiny-roberta", "smoke", {"epochs": 2})
     model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=7)
-    result = fine_tune(model, tokenizer, encode(train), encode(dev), compute_metrics, recipe, 0,
-                       tmp_path)
+    result = fine_tune(
+        model, tokenizer, encode(train), encode(dev), compute_metrics, recipe, 0, tmp_path
+    )
     predicted = [ynat.LABELS[i] for i in result.trainer.predict(encode(dev)).predictions.argmax(-1)]
     gold = [r["label"] for r in dev]
     majority = macro_f1(gold, [max(ynat.LABELS, key=gold.count)] * len(gold))

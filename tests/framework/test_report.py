@@ -6,8 +6,13 @@ from kluebook.records import write_record
 
 def record(seed: int, value: float, status: str = "succeeded", model="kluebook/tiny-roberta"):
     return {
-        "task": "ynat", "profile": "smoke", "model": model, "seed": seed,
-        "data_source": "generated", "metrics": {"macro_f1": value}, "status": status,
+        "task": "ynat",
+        "profile": "smoke",
+        "model": model,
+        "seed": seed,
+        "data_source": "generated",
+        "metrics": {"macro_f1": value},
+        "status": status,
         "error": "ValueError: boom",
     }
 
@@ -21,11 +26,16 @@ def test_table_shows_mean_and_sd_over_seeds_and_the_published_test_numbers(tmp_p
     assert "| `kluebook/tiny-roberta` | smoke (pipeline check" in markdown
     assert "not a reproduction" in markdown
     assert "85.00 ± 7.07" in markdown  # mean 85, sample sd sqrt(50)
-    assert "| KLUE-BERT-base (published) | KLUE paper recipe | test (private) | — | 85.73 |" in markdown
+    assert (
+        "| KLUE-BERT-base (published) | KLUE paper recipe | test (private) | — | 85.73 |"
+        in markdown
+    )
     assert "## Failed runs" in markdown and "seed 3: ValueError: boom" in markdown
     csv = paths[1].read_text().splitlines()
     assert csv[0] == "task,profile,model,data_source,split,metric,seeds,mean,sd"
-    assert csv[1].startswith("ynat,smoke,kluebook/tiny-roberta,generated,dev (generated),macro_f1,2,85.0")
+    assert csv[1].startswith(
+        "ynat,smoke,kluebook/tiny-roberta,generated,dev (generated),macro_f1,2,85.0"
+    )
     assert "| ynat | `kluebook/tiny-roberta` | smoke | 3 | failed |" in paths[2].read_text()
 
 

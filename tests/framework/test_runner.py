@@ -37,7 +37,8 @@ def test_unknown_profile_is_rejected():
 
 def test_preflight_rejects_a_data_dir_without_the_files(tmp_path):
     specs = runner.plan("smoke", tasks=["ynat"], data_source="official", data_dir=str(tmp_path))
-    with pytest.raises(KluebookError, match="lacks the ynat files: ynat-v1.1/ynat-v1.1_train.json"):
+    expected = r"lacks the ynat files: ynat-v1\.1/ynat-v1\.1_train\.json"
+    with pytest.raises(KluebookError, match=expected):
         runner.preflight(specs)
 
 

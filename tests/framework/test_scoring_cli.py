@@ -28,7 +28,9 @@ def gold_file(tmp_path):
 
 def test_gold_as_prediction_scores_100(gold_file, tmp_path):
     pred = tmp_path / "pred.jsonl"
-    write_jsonl(pred, [{"guid": r["guid"], "label": r["label"]} for r in ynat.read_official(gold_file)])
+    write_jsonl(
+        pred, [{"guid": r["guid"], "label": r["label"]} for r in ynat.read_official(gold_file)]
+    )
     result = kluebook("score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"macro_f1": 100.0}
@@ -40,7 +42,10 @@ def test_gold_as_prediction_scores_100(gold_file, tmp_path):
         (lambda rows: rows[1:], "missing prediction for guid ynat-v1_dev_00000"),
         (lambda rows: [*rows, rows[3]], "duplicate guid ynat-v1_dev_00003"),
         (lambda rows: [*rows, {"guid": "nope", "label": "정치"}], "unknown guid nope"),
-        (lambda rows: [{**rows[0], "label": "sports"}, *rows[1:]], "ynat-v1_dev_00000: unknown label"),
+        (
+            lambda rows: [{**rows[0], "label": "sports"}, *rows[1:]],
+            "ynat-v1_dev_00000: unknown label",
+        ),
     ],
 )
 def test_bad_predictions_get_a_one_line_error(gold_file, tmp_path, edit, message):
@@ -64,7 +69,9 @@ def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_data, tmp
         ynat.LABELS[(ynat.LABELS.index(r["label"]) + (i % 3 == 0)) % 7] for i, r in enumerate(gold)
     ]
     pred = tmp_path / "pred.jsonl"
-    write_jsonl(pred, [{"guid": r["guid"], "label": p} for r, p in zip(gold, predicted, strict=True)])
+    write_jsonl(
+        pred, [{"guid": r["guid"], "label": p} for r, p in zip(gold, predicted, strict=True)]
+    )
     result = kluebook("score", "ynat", "--gold", str(gold_path), "--pred", str(pred))
     official = 100 * f1_score([r["label"] for r in gold], predicted, average="macro")
     assert json.loads(result.stdout)["macro_f1"] == pytest.approx(official, abs=1e-9)
