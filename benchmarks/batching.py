@@ -1,0 +1,136 @@
+"""Padding waste and epoch time of the tiny model under three batching schemes.
+
+    python benchmarks/batching.py [--examples 4000] [--book]
+
+Text: the real YNAT training headlines when ../shared/klue-data is present, the generated smoke
+data otherwise. Schemes: every batch padded to max_length 128 (the official code), dynamic
+padding of random batches, and dynamic padding of length-grouped batches (this project's
+default, transformers' LengthGroupedSampler). With --book it also times a smoke book build in a
+scratch copy of the repository and the rebuild right after it, with nothing changed.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
+from transformers.trainer_pt_utils import LengthGroupedSampler
+
+from kluebook.data import generated_data_dir
+from kluebook.modeling import build_tiny_model
+from kluebook.paths import ROOT, SHARED_KLUE_DATA
+from kluebook.tasks import get_task, ynat
+from kluebook.training import load_tokenizer
+
+BATCH_SIZE = 32
+MAX_LENGTH = 128
+
+
+def headlines() -> tuple[list[dict], str]:
+    real = SHARED_KLUE_DATA / "ynat-v1.1" / "ynat-v1.1_train.partial.json"
+    if real.exists():
+        return ynat.read_official(real), "real YNAT train"
+    task = get_task("ynat")
+    return ynat.read_official(generated_data_dir(task) / task.files["train"]), "generated YNAT"
+
+
+def batches(scheme: str, lengths: list[int]) -> list[list[int]]:
+    generator = torch.Generator().manual_seed(0)
+    if scheme == "grouped":
+        order = list(LengthGroupedSampler(BATCH_SIZE, lengths=lengths, generator=generator))
+    else:
+        order = torch.randperm(len(lengths), generator=generator).tolist()
+    return [order[i : i + BATCH_SIZE] for i in range(0, len(order), BATCH_SIZE)]
+
+
+def real_token_share(scheme: str, lengths: list[int]) -> float:
+    real = padded = 0
+    for batch in batches(scheme, lengths):
+        width = MAX_LENGTH if scheme == "fixed" else max(lengths[i] for i in batch)
+        real += sum(lengths[i] for i in batch)
+        padded += width * len(batch)
+    return real / padded
+
+
+def epoch_seconds(scheme: str, features: list[dict], checkpoint: str, tokenizer) -> float:
+    torch.manual_seed(0)
+    model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=7)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    padding = {"padding": "max_length", "max_length": MAX_LENGTH} if scheme == "fixed" else {}
+    collator = DataCollatorWithPadding(tokenizer, **padding)
+    lengths = [len(f["input_ids"]) for f in features]
+    start = time.perf_counter()
+    for batch in batches(scheme, lengths):
+        inputs = collator([features[i] for i in batch])
+        loss = model(**inputs).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    return time.perf_counter() - start
+
+
+def time_book() -> tuple[float, float]:
+    """Wall time of a smoke book build in a scratch copy, and of the no-change rebuild."""
+    scratch = Path(tempfile.mkdtemp(prefix="kluebook-bench-"))
+    for name in ["_config.yml", "_toc.yml", "book", "configs", "notebooks"]:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(
+                source, scratch / name, ignore=shutil.ignore_patterns("runs", "_generated")
+            )
+        else:
+            shutil.copy(source, scratch / name)
+    env = {**os.environ, "KLUEBOOK_ROOT": str(scratch)}
+    command = [sys.executable, "-c", "from kluebook.cli import main; main()", "book", "--quiet"]
+    timings = []
+    for _ in range(2):
+        start = time.perf_counter()
+        subprocess.run(command, env=env, cwd=scratch, check=True, capture_output=True)
+        timings.append(time.perf_counter() - start)
+    shutil.rmtree(scratch)
+    return timings[0], timings[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--examples", type=int, default=4000, help="headlines timed per epoch")
+    parser.add_argument("--book", action="store_true", help="also time a smoke book build")
+    args = parser.parse_args()
+
+    records, source = headlines()
+    titles = [r["title"] for r in records]
+    checkpoint = str(build_tiny_model(titles))
+    tokenizer = load_tokenizer(checkpoint)
+    encoded = tokenizer(titles, truncation=True, max_length=MAX_LENGTH)
+    lengths = [len(ids) for ids in encoded["input_ids"]]
+    features = [{"input_ids": ids, "labels": 0} for ids in encoded["input_ids"][: args.examples]]
+    print(
+        f"text: {source}, {len(titles):,} headlines, "
+        f"mean {sum(lengths) / len(lengths):.1f} tokens, batch size {BATCH_SIZE}, torch threads {torch.get_num_threads()}"
+    )
+    print(f"{'scheme':<34}{'real tokens':>12}{'epoch time (s)':>16}")
+    names = {
+        "fixed": "padded to 128 (official)",
+        "random": "dynamic padding, random batches",
+        "grouped": "dynamic padding, length-grouped",
+    }
+    for scheme, name in names.items():
+        share = real_token_share(scheme, lengths)
+        seconds = epoch_seconds(scheme, features, checkpoint, tokenizer)
+        print(f"{name:<34}{share:>11.1%}{seconds:>16.2f}")
+    print(f"(epoch time over the first {len(features):,} headlines; real-token share over all)")
+    if args.book:
+        first, second = time_book()
+        print(f"smoke book build: {first:.0f} s; rebuild with nothing changed: {second:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
