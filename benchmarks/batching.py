@@ -114,7 +114,8 @@ def main() -> None:
     features = [{"input_ids": ids, "labels": 0} for ids in encoded["input_ids"][: args.examples]]
     print(
         f"text: {source}, {len(titles):,} headlines, "
-        f"mean {sum(lengths) / len(lengths):.1f} tokens, batch size {BATCH_SIZE}, torch threads {torch.get_num_threads()}"
+        f"mean {sum(lengths) / len(lengths):.1f} tokens, batch size {BATCH_SIZE}, "
+        f"torch threads {torch.get_num_threads()}"
     )
     print(f"{'scheme':<34}{'real tokens':>12}{'epoch time (s)':>16}")
     names = {
