@@ -56,8 +56,9 @@ def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) ->
         tokenizer_class="BertTokenizer",
         **TINY_SIZE,
     )
-    torch.manual_seed(seed)
-    model = RobertaModel(config)
+    with torch.random.fork_rng():  # leave the caller's random state as it was
+        torch.manual_seed(seed)
+        model = RobertaModel(config)
     staging = folder.with_name(folder.name + ".partial")
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)

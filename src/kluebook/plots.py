@@ -5,8 +5,9 @@ from collections.abc import Sequence
 
 import koreanize_matplotlib  # noqa: F401  (registers a Hangul font with matplotlib)
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
-from sklearn.metrics import ConfusionMatrixDisplay
+from sklearn.metrics import ConfusionMatrixDisplay, auc, precision_recall_curve
 
 
 def label_distribution(splits: dict[str, Sequence[str]], labels: Sequence[str], title: str = ""):
@@ -74,3 +75,95 @@ def confusion_matrix(gold: Sequence[str], pred: Sequence[str], labels: Sequence[
     ax.set_ylabel("gold")
     fig.tight_layout()
     return fig
+
+
+def score_distribution(
+    splits: dict[str, Sequence[float]], threshold: float | None = None, title: str = ""
+):
+    """Overlaid histograms of a real-valued score in each split, a threshold line optional."""
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    values = [v for scores in splits.values() for v in scores]
+    bins = np.linspace(min(values), max(values), 21) if values else 20
+    for name, scores in splits.items():
+        weights = np.full(len(scores), 1 / len(scores)) if len(scores) else None
+        ax.hist(scores, bins=bins, weights=weights, alpha=0.55, label=name)
+    if threshold is not None:
+        ax.axvline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold:g}")
+    ax.set_xlabel("score")
+    ax.set_ylabel("share of examples")
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.legend(frameon=False)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def prediction_scatter(
+    gold: Sequence[float],
+    pred: Sequence[float],
+    threshold: float | None = None,
+    groups: Sequence[str] | None = None,
+    title: str = "",
+):
+    """Predicted against gold scores, the diagonal y = x and, optionally, the threshold on both
+    axes (the four quadrants are the true/false positives/negatives of the thresholded F1)."""
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    frame = pd.DataFrame({"gold": gold, "pred": pred, "group": groups or ["all"] * len(gold)})
+    for name, part in frame.groupby("group", sort=True):
+        ax.scatter(part["gold"], part["pred"], s=12, alpha=0.6, label=name)
+    low = float(min(frame["gold"].min(), frame["pred"].min()))
+    high = float(max(frame["gold"].max(), frame["pred"].max()))
+    ax.plot([low, high], [low, high], color="tab:gray", linewidth=1, label="y = x")
+    if threshold is not None:
+        ax.axvline(threshold, color="tab:red", linestyle="--", linewidth=1)
+        ax.axhline(threshold, color="tab:red", linestyle="--", linewidth=1)
+    ax.set_xlabel("gold score")
+    ax.set_ylabel("predicted score")
+    if groups is not None:
+        ax.legend(frameon=False, fontsize="small", markerscale=1.5)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def precision_recall_curves(
+    gold: Sequence[str], probs, labels: Sequence[str], classes: Sequence[str]
+):
+    """One-vs-rest precision-recall curves of some classes; `probs` is (examples, labels).
+
+    The legend gives each curve's area by the trapezoidal rule, as in the official AUPRC.
+    """
+    scores = np.asarray(probs, dtype=float)
+    gold_array = np.asarray(gold)
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for name in classes:
+        column = list(labels).index(name)
+        precision, recall, _ = precision_recall_curve(gold_array == name, scores[:, column])
+        area = auc(recall, precision)
+        ax.plot(recall, precision, label=f"{name} (area {100 * area:.1f})")
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.legend(frameon=False, fontsize="small", loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def label_distribution_barh(
+    splits: dict[str, Sequence[str]], labels: Sequence[str], title: str = ""
+):
+    """Horizontal bars, one group per label, for label sets too long for `label_distribution`."""
+    frame = pd.DataFrame(
+        {
+            name: pd.Series(Counter(values)).reindex(labels, fill_value=0) / len(values)
+            for name, values in splits.items()
+        }
+    )
+    ax = frame.iloc[::-1].plot.barh(figsize=(7, 0.22 * len(labels) + 1.2), width=0.8)
+    ax.set_xlabel("share of examples")
+    ax.xaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.legend(frameon=False, loc="lower right")
+    ax.set_title(title)
+    ax.figure.tight_layout()
+    return ax

@@ -31,7 +31,8 @@ from kluebook.zoo import model_entry
 
 PROFILES = ("smoke", "paper")
 # The tiny stand-in starts from random weights: it needs a higher learning rate and more
-# epochs than a pretrained checkpoint. These replace the official values in the smoke profile.
+# epochs than a pretrained checkpoint. These replace the official values in the smoke profile,
+# and a task's `smoke` entry in configs/tasks.yaml replaces these.
 SMOKE_RECIPE = {"learning_rate": 1e-3, "epochs": 6, "warmup_ratio": 0.1, "max_length": 64}
 
 
@@ -66,6 +67,7 @@ def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Rec
     values = task.recipe_for(model, model_entry(model)["size"])
     if profile == "smoke":
         values.update(SMOKE_RECIPE)
+        values.update(task.smoke_recipe)
     known = {f.name for f in fields(Recipe)}
     for key, value in overrides.items():
         if key not in known:

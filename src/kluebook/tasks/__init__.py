@@ -36,6 +36,7 @@ class Task:
     metrics: tuple[Metric, ...]
     selection_metric: str
     recipe: dict
+    smoke_recipe: dict
 
     @property
     def module(self) -> ModuleType:
@@ -78,6 +79,7 @@ def all_tasks() -> dict[str, Task]:
             metrics=tuple(Metric(**m) for m in entry["metrics"]),
             selection_metric=entry["selection_metric"],
             recipe=entry.get("recipe", {}),
+            smoke_recipe=entry.get("smoke", {}),
         )
     return tasks
 
