@@ -197,7 +197,9 @@ def score(
     metrics = score_file(get_task(task), pred, gold)
     for key in undefined_metrics(metrics):
         typer.echo(
-            f"{key} is undefined here (constant predictions or gold): printed as null", err=True
+            f"{key} is undefined on these predictions (e.g. constant scores, or a class with "
+            "no gold example): printed as null",
+            err=True,
         )
         metrics[key] = None
     typer.echo(json.dumps(metrics, ensure_ascii=False))

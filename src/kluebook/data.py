@@ -60,7 +60,13 @@ def load_split(task: Task, split: str, source: str, data_dir: str | Path | None)
     if source == "hub":
         import datasets
 
-        rows = datasets.load_dataset(HUB_DATASET, task.hub_config, split=HUB_SPLITS[split])
+        try:
+            rows = datasets.load_dataset(HUB_DATASET, task.hub_config, split=HUB_SPLITS[split])
+        except Exception as error:  # offline, proxy and hub errors of several libraries
+            raise KluebookError(
+                f"cannot load {HUB_DATASET}/{task.hub_config} from the Hugging Face hub: "
+                f"{type(error).__name__}"
+            ) from error
         return task.module.from_hub(rows)
     folder = data_dir_for(task, source, data_dir)
     return task.module.read_official(folder / task.files[split])
