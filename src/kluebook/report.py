@@ -152,12 +152,68 @@ def render_status(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def results_figure(runs: pd.DataFrame, path: Path) -> None:
+    """One panel per task: every seed's dev score as a dot, published test scores as crosses."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    published = published_scores()
+    tasks = [t for t in all_tasks().values() if t.name in set(runs["task"])]
+    fig, axes = plt.subplots(
+        1, max(1, len(tasks)), figsize=(3.2 * max(1, len(tasks)), 3.4), squeeze=False
+    )
+    for ax, task in zip(axes[0], tasks, strict=False):
+        keys = [m.key for m in task.metrics]
+        mine = runs[runs["task"] == task.name]
+        for (profile, model), group in mine.groupby(["profile", "model"]):
+            xs = [keys.index(k) for k in group["metric"] if k in keys]
+            ax.scatter(
+                xs,
+                group.loc[group["metric"].isin(keys), "value"],
+                alpha=0.7,
+                label=f"{model} ({profile}, dev)",
+            )
+        for x, key in enumerate(keys):
+            column = published[f"{task.name}_{key}"]
+            ax.scatter(
+                [x] * len(column),
+                column,
+                marker="x",
+                color="black",
+                alpha=0.5,
+                label="published (test)" if x == 0 else None,
+            )
+        ax.set_xticks(range(len(keys)), [m.label for m in task.metrics])
+        ax.set_xlim(-0.6, len(keys) - 0.4)
+        ax.set_title(task.title, fontsize=9)
+        ax.set_ylim(0, 100)
+    if not tasks:
+        axes[0][0].text(0.5, 0.5, "no runs yet", ha="center", va="center")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        ncol=3,
+        bbox_to_anchor=(0.5, -0.02),
+        fontsize=8,
+        frameon=False,
+    )
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def write_report(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
-    """Write results.md, results.csv and status.md for the book; return their paths."""
+    """Write results.md, results.csv, results.png and status.md for the book."""
     records = load_records(results)
     markdown, frame = render(records)
-    paths = [out_dir / "results.md", out_dir / "results.csv", out_dir / "status.md"]
+    paths = [out_dir / n for n in ("results.md", "results.csv", "results.png", "status.md")]
     write_text_atomic(paths[0], markdown)
     write_text_atomic(paths[1], frame.round(4).to_csv(index=False))
-    write_text_atomic(paths[2], render_status(records))
+    results_figure(summarise(records), paths[2])
+    write_text_atomic(paths[3], render_status(records))
     return paths

@@ -36,7 +36,8 @@ def test_table_shows_mean_and_sd_over_seeds_and_the_published_test_numbers(tmp_p
     assert csv[1].startswith(
         "ynat,smoke,kluebook/tiny-roberta,generated,dev (generated),macro_f1,2,85.0"
     )
-    assert "| ynat | `kluebook/tiny-roberta` | smoke | 3 | failed |" in paths[2].read_text()
+    assert paths[2].read_bytes().startswith(b"\x89PNG")
+    assert "| ynat | `kluebook/tiny-roberta` | smoke | 3 | failed |" in paths[3].read_text()
 
 
 def test_no_records_gives_a_page_that_says_so(tmp_path):
