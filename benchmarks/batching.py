@@ -22,9 +22,10 @@ import torch
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 from transformers.trainer_pt_utils import LengthGroupedSampler
 
+from kluebook.book import copy_sources
 from kluebook.data import generated_data_dir
 from kluebook.modeling import build_tiny_model
-from kluebook.paths import ROOT, SHARED_KLUE_DATA
+from kluebook.paths import SHARED_KLUE_DATA
 from kluebook.tasks import get_task, ynat
 from kluebook.training import load_tokenizer
 
@@ -77,15 +78,7 @@ def epoch_seconds(scheme: str, features: list[dict], checkpoint: str, tokenizer)
 
 def time_book() -> tuple[float, float]:
     """Wall time of a smoke book build in a scratch copy, and of the no-change rebuild."""
-    scratch = Path(tempfile.mkdtemp(prefix="kluebook-bench-"))
-    for name in ["_config.yml", "_toc.yml", "book", "configs", "notebooks"]:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(
-                source, scratch / name, ignore=shutil.ignore_patterns("runs", "_generated")
-            )
-        else:
-            shutil.copy(source, scratch / name)
+    scratch = copy_sources(Path(tempfile.mkdtemp(prefix="kluebook-bench-")))
     env = {**os.environ, "KLUEBOOK_ROOT": str(scratch)}
     command = [sys.executable, "-c", "from kluebook.cli import main; main()", "book", "--quiet"]
     timings = []

@@ -1,7 +1,6 @@
 """The `kluebook` command line: run notebooks, report, build the book, score predictions."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -148,30 +147,15 @@ def book(
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
+    from kluebook.book import build
     from kluebook.report import write_report
 
     ok = _run(profile, tasks, models, seeds, data_source, data_dir, settings, force, quiet)
     write_report()
-    build_book(path_output)
+    build(path_output)
     typer.echo(f"book: {path_output / '_build' / 'html' / 'index.html'}")
     if not ok:
         raise typer.Exit(1)
-
-
-def build_book(path_output: Path) -> None:
-    """`jupyter-book build` of the repository root, every warning an error."""
-    command = [
-        str(Path(sys.executable).parent / "jupyter-book"),
-        "build",
-        str(ROOT),
-        "--path-output",
-        str(path_output),
-        "-W",
-        "-n",
-        "--keep-going",
-    ]
-    if subprocess.run(command, cwd=ROOT).returncode != 0:
-        raise KluebookError("jupyter-book build failed (see the warnings above)")
 
 
 @app.command()

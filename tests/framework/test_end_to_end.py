@@ -3,29 +3,19 @@ a failing run recorded as failed, the book built, and a rebuild that executes no
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from kluebook.paths import ROOT
+from kluebook.book import copy_sources
 
 pytestmark = pytest.mark.slow
-BOOK_FILES = ["_config.yml", "_toc.yml", "book", "configs", "notebooks"]
 
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    root = tmp_path_factory.mktemp("book")
-    for name in BOOK_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(
-                source, root / name, ignore=shutil.ignore_patterns("runs", "_generated")
-            )
-        else:
-            shutil.copy(source, root / name)
+    root = copy_sources(tmp_path_factory.mktemp("book"))
     broken = root / "broken-model"
     broken.mkdir()
     (broken / "config.json").write_text('{"model_type": "not-a-model"}')

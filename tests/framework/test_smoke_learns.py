@@ -3,13 +3,12 @@ pipeline learns the generated data, a broken one does not."""
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from kluebook.paths import ROOT
+from kluebook.book import copy_sources
 from kluebook.tasks import available_tasks
 
 pytestmark = pytest.mark.slow
@@ -31,15 +30,7 @@ TASKS = [t for t in available_tasks() if t != "ynat"]  # ynat is run by the end-
 
 @pytest.fixture(scope="module")
 def smoke_records(tmp_path_factory):
-    root = tmp_path_factory.mktemp("smoke")
-    for name in ["_config.yml", "_toc.yml", "book", "configs", "notebooks"]:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(
-                source, root / name, ignore=shutil.ignore_patterns("runs", "_generated")
-            )
-        else:
-            shutil.copy(source, root / name)
+    root = copy_sources(tmp_path_factory.mktemp("smoke"))
     result = subprocess.run(
         [
             sys.executable,
