@@ -1,5 +1,6 @@
-"""The whole pipeline on the offline default, in a scratch copy of the book: runs recorded,
-a failing run recorded as failed, the book built, and a rebuild that executes nothing."""
+"""The whole pipeline on the offline default, in a scratch copy of the book: every task
+notebook runs on the smoke profile and learns, a failing run is recorded as failed while the
+others go on, the book builds with every page, and a rebuild executes nothing."""
 
 import json
 import os
@@ -9,17 +10,22 @@ import sys
 import pytest
 
 from kluebook.book import copy_sources
+from kluebook.tasks import available_tasks
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory):
-    root = copy_sources(tmp_path_factory.mktemp("book"))
-    broken = root / "broken-model"
-    broken.mkdir()
-    (broken / "config.json").write_text('{"model_type": "not-a-model"}')
-    return root
+TASKS = available_tasks()
+# The selection metric of each task and a score that a pipeline which does not learn cannot
+# reach on the generated dev data (chance or a trivial baseline, plus a wide margin).
+ABOVE_CHANCE = {
+    "ynat": ("macro_f1", 60.0),  # uniform guessing ~14, majority class ~4
+    "sts": ("pearsonr", 40.0),  # constant or random outputs: r ~0
+    "nli": ("accuracy", 60.0),  # majority class ~33
+    "re": ("micro_f1", 50.0),  # entity-type rule ~21, class priors 0
+    "ner": ("char_f1", 60.0),  # all-O: char F1 ~8 over 13 tags
+    "dp": ("las", 40.0),  # everything attached to the root: LAS macro < 10
+    "mrc": ("rouge_w", 50.0),  # always "no answer": ROUGE-W = share of unanswerable ~33
+    "wos": ("slot_f1", 30.0),  # empty states: slot F1 = share of empty-gold turns ~7
+}
 
 
 def kluebook(root, *args):
@@ -33,24 +39,34 @@ def kluebook(root, *args):
     )
 
 
-def test_a_failing_run_is_recorded_as_failed_and_the_others_go_on(scratch):
-    result = kluebook(
-        scratch,
-        "run",
-        "--tasks",
-        "ynat",
-        "--seeds",
-        "1",
-        "--quiet",
-        "--models",
-        f"kluebook/tiny-roberta,{scratch / 'broken-model'}",
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A book root where every task ran once, plus one run of a broken model that fails."""
+    root = copy_sources(tmp_path_factory.mktemp("book"))
+    broken = root / "broken-model"
+    broken.mkdir()
+    (broken / "config.json").write_text('{"model_type": "not-a-model"}')
+    models = f"kluebook/tiny-roberta,{broken}"
+    first = kluebook(root, "run", "--tasks", "ynat", "--seeds", "1", "--quiet", "--models", models)
+    rest = [t for t in TASKS if t != "ynat"]
+    others = (
+        kluebook(root, "run", "--tasks", ",".join(rest), "--seeds", "1", "--quiet")
+        if rest
+        else None
     )
-    assert result.returncode == 1, result.stderr
-    assert "1 succeeded, 0 skipped (up to date), 1 failed" in result.stdout
-    results = scratch / "results" / "smoke" / "ynat"
-    good = json.loads((results / "kluebook--tiny-roberta-seed1.json").read_text())
+    return root, first, others
+
+
+def record(root, task, model="kluebook--tiny-roberta"):
+    return json.loads((root / "results/smoke" / task / f"{model}-seed1.json").read_text())
+
+
+def test_a_failing_run_is_recorded_as_failed_and_the_others_go_on(scratch):
+    root, first, _ = scratch
+    assert first.returncode == 1, first.stderr
+    assert "1 succeeded, 0 skipped (up to date), 1 failed" in first.stdout
+    good = record(root, "ynat")
     assert good["status"] == "succeeded"
-    assert good["metrics"]["macro_f1"] > 60  # generated data is learnable; chance is ~14
     assert good["counts"] == {"train": 1400, "dev": 350}
     assert {
         "best_checkpoint",
@@ -63,19 +79,31 @@ def test_a_failing_run_is_recorded_as_failed_and_the_others_go_on(scratch):
         "fingerprint",
         "model_revision",
     } <= good.keys()
-    bad = json.loads(next(p for p in results.glob("*broken-model*.json")).read_text())
+    bad = json.loads(next((root / "results/smoke/ynat").glob("*broken-model*.json")).read_text())
     assert bad["status"] == "failed" and "metrics" not in bad and bad["error"]
-    executed = sorted(p.name for p in (scratch / "book" / "runs" / "ynat").iterdir())
+    executed = sorted(p.name for p in (root / "book" / "runs" / "ynat").iterdir())
     assert executed == ["smoke-kluebook--tiny-roberta-seed1.ipynb"]
 
 
+@pytest.mark.parametrize("task", TASKS)
+def test_every_smoke_run_scores_well_above_chance(scratch, task):
+    root, _, others = scratch
+    if others is not None:
+        assert others.returncode == 0, others.stdout[-2000:] + others.stderr[-2000:]
+    metric, floor = ABOVE_CHANCE[task]
+    result = record(root, task)
+    assert result["status"] == "succeeded"
+    assert result["metrics"][metric] > floor, result["metrics"]
+    predictions = root / "results/smoke" / task / "kluebook--tiny-roberta-seed1.predictions.jsonl"
+    assert predictions.read_text().count("\n") > 0
+
+
 def test_the_book_builds_and_a_rebuild_executes_nothing(scratch):
-    site = scratch / "site"
+    root, _, _ = scratch
+    site = root / "site"
     result = kluebook(
-        scratch,
+        root,
         "book",
-        "--tasks",
-        "ynat",
         "--seeds",
         "1",
         "--quiet",
@@ -85,11 +113,13 @@ def test_the_book_builds_and_a_rebuild_executes_nothing(scratch):
         str(site),
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "0 succeeded, 1 skipped (up to date), 0 failed" in result.stdout
+    assert f"0 succeeded, {len(TASKS)} skipped (up to date), 0 failed" in result.stdout
     html = site / "_build" / "html"
-    page = (html / "book" / "runs" / "ynat" / "smoke-kluebook--tiny-roberta-seed1.html").read_text()
-    assert "Topic classification (YNAT): kluebook/tiny-roberta, smoke, seed 1" in page
-    assert "<img" in page  # the plots were rendered from the executed outputs
+    for task in TASKS:
+        page = html / "book" / "runs" / task / "smoke-kluebook--tiny-roberta-seed1.html"
+        assert "<img" in page.read_text(), task  # figures rendered from the executed outputs
+    ynat_page = (html / "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.html").read_text()
+    assert "Topic classification (YNAT): kluebook/tiny-roberta, smoke, seed 1" in ynat_page
     results_page = (html / "book" / "results.html").read_text()
     assert "tiny-roberta" in results_page and "85.73" in results_page
     assert "Park" in (html / "book" / "cite.html").read_text()

@@ -1,0 +1,123 @@
+"""TRADE on the Hugging Face Trainer: dataset, collator, greedy evaluation and metrics."""
+
+import pytest
+import torch
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+from transformers import BertTokenizerFast, RobertaConfig, RobertaModel
+
+from kluebook.models import wos as trade
+from kluebook.synthetic import wos as synthetic_wos
+from kluebook.tasks.wos import slot_names, user_states
+from kluebook.training import Recipe, training_arguments
+
+SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def data() -> dict:
+    return synthetic_wos.generate(seed=3, train_dialogues=12, dev_dialogues=4)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(data):
+    texts = [t["text"] for d in data["train"] + data["dev"] for t in d["dialogue"]]
+    texts += [" ".join(values) for values in data["ontology"].values()]
+    texts += [slot.replace("-", " ") for slot in data["ontology"]]
+    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.train_from_iterator(
+        texts, trainers.WordPieceTrainer(vocab_size=400, special_tokens=SPECIAL_TOKENS)
+    )
+    return BertTokenizerFast(vocab=backend.get_vocab(), do_lower_case=False)
+
+
+def _model(tokenizer, slots) -> trade.Trade:
+    torch.manual_seed(0)
+    config = RobertaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=130,
+        type_vocab_size=1,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    return trade.Trade(
+        RobertaModel(config), trade.slot_token_ids(tokenizer, slots), tokenizer.pad_token_id
+    )
+
+
+def test_states_from_ids_agree_with_predicted_states(data, tokenizer):
+    slots = slot_names(data["train"])
+    torch.manual_seed(1)
+    gate_logits = torch.randn(3, len(slots), len(trade.GATES))
+    point_probs = torch.rand(3, len(slots), 4, len(tokenizer))
+    expected = trade.predicted_states(tokenizer, slots, gate_logits, point_probs)
+    gates, tokens = gate_logits.argmax(-1).tolist(), point_probs.argmax(-1).tolist()
+    assert trade.states_from_ids(tokenizer, slots, gates, tokens) == expected
+
+
+def test_the_collator_pads_dataset_rows_like_collate(data, tokenizer):
+    slots = slot_names(data["train"])
+    examples = trade.turn_examples(data["train"][:3], tokenizer, slots, max_length=64)
+    dataset = trade.turn_dataset(examples)
+    assert dataset.column_names == ["input_ids", "target_ids", "gate_ids"]
+    batch = trade.TurnCollator(tokenizer.pad_token_id)([dataset[i] for i in range(len(dataset))])
+    expected = trade.collate(examples, tokenizer.pad_token_id)
+    assert batch.keys() == expected.keys()
+    for key, value in expected.items():
+        assert torch.equal(batch[key], value)
+
+
+def test_trainer_evaluation_decodes_greedily_and_scores_states(data, tokenizer, tmp_path):
+    slots = slot_names(data["train"] + data["dev"])
+    train = trade.turn_examples(data["train"], tokenizer, slots, max_length=64)
+    dev = trade.turn_examples(data["dev"], tokenizer, slots, max_length=64)
+    gold = [state for dialogue in data["dev"] for state in user_states(dialogue)]
+    recipe = Recipe(
+        learning_rate=1e-3,
+        batch_size=8,
+        eval_batch_size=5,
+        epochs=1,
+        warmup_ratio=0.0,
+        weight_decay=0.0,
+        max_length=64,
+        adam_epsilon=1e-8,
+        max_grad_norm=1.0,
+        evals_per_epoch=1,
+        selection_metric="slot_f1",
+    )
+    model = _model(tokenizer, slots)
+    trainer = trade.TradeTrainer(
+        model=model,
+        args=training_arguments(recipe, tmp_path, seed=0, train_size=len(train)),
+        train_dataset=trade.turn_dataset(train),
+        eval_dataset=trade.turn_dataset(dev),
+        data_collator=trade.TurnCollator(tokenizer.pad_token_id),
+        compute_metrics=trade.metrics_function(tokenizer, slots, gold),
+    )
+    trainer.train()
+    gates, tokens = trainer.predict(trade.turn_dataset(dev)).predictions
+    assert gates.shape == (len(dev), len(slots))
+    assert tokens.shape == (len(dev), len(slots), trade.MAX_DECODE_STEPS)
+    # the predictions are those of greedy decoding without targets, in dev order
+    model.eval()
+    batch = trade.collate(dev, tokenizer.pad_token_id)
+    with torch.no_grad():
+        output = model(batch["input_ids"], batch["attention_mask"])
+    expected = trade.predicted_states(
+        tokenizer, slots, output["gate_logits"], output["point_probs"]
+    )
+    assert trade.states_from_ids(tokenizer, slots, gates.tolist(), tokens.tolist()) == expected
+    metrics = trainer.evaluate()
+    assert {"eval_joint_goal_accuracy", "eval_slot_f1"} <= metrics.keys()
+    assert 0.0 <= metrics["eval_joint_goal_accuracy"] <= metrics["eval_slot_f1"] <= 100.0
