@@ -21,6 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kluebook.metrics.mrc import mrc_scores
+from kluebook.tasks.mrc import gold_answers
+
 QUESTION_MAX_TOKENS = 64
 DOC_STRIDE = 128
 N_BEST = 20
@@ -288,3 +291,63 @@ def _span_text(
     char_start = window.offsets[candidate.start - window.context_offset][0]
     char_end = window.offsets[candidate.end - window.context_offset][1]
     return context[char_start:char_end]
+
+
+def window_labels(records: Sequence[dict], windows: Sequence[Window]) -> dict[str, list[int]]:
+    """Start/end positions of each evaluation window, labelled as `train_features` labels its
+    windows: the first gold answer's tokens when the window holds them all, else the first token.
+
+    The Trainer calls `compute_metrics` only for data with labels; these also give a dev loss.
+    """
+    starts, ends = [], []
+    for window in windows:
+        record = records[window.example_index]
+        first = last = 0
+        if not record["is_impossible"] and record["answers"]:
+            answer = record["answers"][0]
+            start, text = answer["answer_start"], answer["text"]
+            span = _answer_token_span(window.offsets, start, start + len(text))
+            inside = span[0] >= 0 and (
+                window.offsets[span[0]][0] <= start
+                and window.offsets[span[1]][1] >= start + len(text)
+            )
+            if text and record["context"][start : start + len(text)] == text and inside:
+                first, last = (position + window.context_offset for position in span)
+        starts.append(first)
+        ends.append(last)
+    return {"start_positions": starts, "end_positions": ends}
+
+
+def window_length(window: Window) -> int:
+    """Number of input tokens of a window: [CLS] question [SEP] context [SEP]."""
+    return window.context_offset + len(window.offsets) + 1
+
+
+def answers_from_logits(
+    records: Sequence[dict],
+    windows: Sequence[Window],
+    start_logits: np.ndarray,
+    end_logits: np.ndarray,
+) -> dict[str, str]:
+    """`predict_answers` on logits padded to a common length (as `Trainer.predict` returns them):
+    each row is cut back to its window's own tokens first."""
+    lengths = [window_length(window) for window in windows]
+    return predict_answers(
+        records,
+        windows,
+        [row[:length] for row, length in zip(start_logits, lengths, strict=True)],
+        [row[:length] for row, length in zip(end_logits, lengths, strict=True)],
+    )
+
+
+def metrics_function(records: Sequence[dict], windows: Sequence[Window]):
+    """A Trainer `compute_metrics` for the evaluation windows of `records`: windows -> answers
+    -> official EM and ROUGE-W (the evaluation must keep the windows' order)."""
+    gold = [gold_answers(r) for r in records]
+
+    def compute_metrics(prediction) -> dict[str, float]:
+        start_logits, end_logits = prediction.predictions[:2]
+        answers = answers_from_logits(records, windows, start_logits, end_logits)
+        return mrc_scores(gold, [answers[r["guid"]] for r in records])
+
+    return compute_metrics

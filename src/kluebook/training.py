@@ -208,9 +208,13 @@ def fine_tune(
     seed: int,
     output_dir: str | Path,
     data_collator=None,
+    trainer_class: type[Trainer] = OrderedEvalTrainer,
 ) -> FineTuned:
-    """Train with the recipe, evaluating on dev 4x per epoch; the best checkpoint is kept."""
-    trainer = OrderedEvalTrainer(
+    """Train with the recipe, evaluating on dev 4x per epoch; the best checkpoint is kept.
+
+    Task models with their own evaluation (the DP parser, TRADE) pass their Trainer subclass.
+    """
+    trainer = trainer_class(
         model=model,
         args=training_arguments(recipe, output_dir, seed, len(train)),
         train_dataset=train,

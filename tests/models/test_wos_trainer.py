@@ -8,7 +8,7 @@ from transformers import BertTokenizerFast, RobertaConfig, RobertaModel
 from kluebook.models import wos as trade
 from kluebook.synthetic import wos as synthetic_wos
 from kluebook.tasks.wos import slot_names, user_states
-from kluebook.training import Recipe, training_arguments
+from kluebook.training import Recipe
 
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 
@@ -97,15 +97,19 @@ def test_trainer_evaluation_decodes_greedily_and_scores_states(data, tokenizer, 
         selection_metric="slot_f1",
     )
     model = _model(tokenizer, slots)
-    trainer = trade.TradeTrainer(
-        model=model,
-        args=training_arguments(recipe, tmp_path, seed=0, train_size=len(train)),
-        train_dataset=trade.turn_dataset(train),
-        eval_dataset=trade.turn_dataset(dev),
-        data_collator=trade.TurnCollator(tokenizer.pad_token_id),
-        compute_metrics=trade.metrics_function(tokenizer, slots, gold),
+    result = trade.fine_tune(
+        model,
+        tokenizer,
+        train,
+        dev,
+        trade.metrics_function(tokenizer, slots, gold),
+        recipe,
+        seed=0,
+        output_dir=tmp_path,
     )
-    trainer.train()
+    assert result.best.keys() == {"step", "epoch", "joint_goal_accuracy", "slot_f1"}
+    assert result.last["epoch"] == 1.0
+    trainer = result.trainer
     gates, tokens = trainer.predict(trade.turn_dataset(dev)).predictions
     assert gates.shape == (len(dev), len(slots))
     assert tokens.shape == (len(dev), len(slots), trade.MAX_DECODE_STEPS)

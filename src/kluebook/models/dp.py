@@ -21,7 +21,10 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from kluebook.errors import KluebookError
+from kluebook.metrics.dp import dp_scores
 from kluebook.tasks.dp import DEPRELS, POS_TAGS
+from kluebook.training import FineTuned, OrderedEvalTrainer, Recipe
+from kluebook.training import fine_tune as training_fine_tune
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -32,6 +35,10 @@ DEPREL_IDS = {label: index for index, label in enumerate(DEPRELS)}
 IGNORE_INDEX = -100
 MASKED_SCORE = -1e8  # the baseline's score for padded head candidates
 WORD_FEATURES = ("first_subword", "last_subword", "pos_ids", "heads", "labels")
+# Head sizes for the offline tiny encoder (hidden size 64): the official ones (LSTM 768, arcs
+# 512, labels 256, POS 256) would make the head ~100 times larger than the encoder, and a smoke
+# run minutes long on a CPU.
+TINY_ENCODER_SIZES = {"lstm_size": 128, "arc_size": 128, "label_size": 64, "pos_size": 64}
 
 
 def encode_sentence(
@@ -242,3 +249,79 @@ class DependencyParser(nn.Module):
             (heads[row][:size], [DEPRELS[label] for label in labels[row][:size]])
             for row, size in enumerate(sizes)
         ]
+
+
+class ParserTrainer(OrderedEvalTrainer):
+    """The Trainer for a DependencyParser, evaluated as the baseline evaluates it.
+
+    Training uses the parser's own loss (gold heads pick the label scorer's heads). Evaluation
+    runs the parser without gold: labels are scored for the argmax head. Its `predictions` are
+    (heads, label ids) and its `label_ids` (gold heads, gold label ids), one row per sentence,
+    -100 past the sentence's last eojeol. No evaluation loss is reported.
+    """
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        output = model(**inputs)
+        return (output.loss, output) if return_outputs else output.loss
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        inputs = self._prepare_inputs(inputs)
+        features = {k: v for k, v in inputs.items() if k not in ("heads", "labels")}
+        with torch.no_grad():
+            output = model(**features)
+        if prediction_loss_only:
+            return None, None, None
+        padding = ~inputs["word_mask"]
+        heads = output.arc_scores.argmax(dim=-1).masked_fill(padding, IGNORE_INDEX)
+        labels = output.label_scores.argmax(dim=-1).masked_fill(padding, IGNORE_INDEX)
+        return None, (heads, labels), (inputs["heads"], inputs["labels"])
+
+
+def decode_predictions(prediction) -> list[tuple[list[int], list[str]]]:
+    """(heads, deprels) of each sentence from a ParserTrainer evaluation or `predict` output."""
+    heads, labels = prediction.predictions
+    gold_heads = prediction.label_ids[0]
+    sentences = []
+    for row_heads, row_labels, row_gold in zip(heads, labels, gold_heads, strict=True):
+        size = int((row_gold != IGNORE_INDEX).sum())
+        sentences.append(
+            ([int(h) for h in row_heads[:size]], [DEPRELS[i] for i in row_labels[:size]])
+        )
+    return sentences
+
+
+def parser_metrics(prediction) -> dict[str, float]:
+    """The official UAS/LAS (macro F1) and attachment accuracies of a ParserTrainer evaluation."""
+    heads, labels = prediction.predictions
+    gold_heads, gold_labels = prediction.label_ids
+    real = gold_heads != IGNORE_INDEX
+    return dp_scores(
+        gold_heads[real].tolist(),
+        heads[real].tolist(),
+        [DEPRELS[i] for i in gold_labels[real]],
+        [DEPRELS[i] for i in labels[real]],
+    )
+
+
+def fine_tune_parser(
+    parser: DependencyParser,
+    tokenizer: "PreTrainedTokenizerBase",
+    train,
+    dev,
+    recipe: Recipe,
+    seed: int,
+    output_dir,
+) -> FineTuned:
+    """`training.fine_tune` for the parser: evaluation decodes heads without gold heads."""
+    return training_fine_tune(
+        parser,
+        tokenizer,
+        train,
+        dev,
+        parser_metrics,
+        recipe,
+        seed,
+        output_dir,
+        data_collator=lambda features: collate(features, tokenizer.pad_token_id),
+        trainer_class=ParserTrainer,
+    )

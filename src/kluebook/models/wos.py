@@ -9,12 +9,18 @@ and copying from the input), and a 5-way gate says none / dontcare / copy / yes 
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
 
+import datasets
 import torch
 from torch import nn
 from torch.nn import functional
 
+from kluebook.metrics.wos import joint_goal_accuracy, slot_f1
 from kluebook.tasks.wos import DONTCARE, NONE, split_state_item, user_states
+from kluebook.training import FineTuned, OrderedEvalTrainer, Recipe
+from kluebook.training import fine_tune as training_fine_tune
 
 GATES = (NONE, DONTCARE, "ptr", "yes", "no")
 GATE_IDS = {gate: index for index, gate in enumerate(GATES)}
@@ -254,3 +260,99 @@ def predicted_states(
                 state.append(f"{slot}-{value}")
         states.append(state)
     return states
+
+
+def states_from_ids(
+    tokenizer,
+    slots: Sequence[str],
+    gate_ids: Sequence[Sequence[int]],
+    token_ids: Sequence[Sequence[Sequence[int]]],
+) -> list[list[str]]:
+    """`predicted_states` from the chosen gates (B, J) and value word pieces (B, J, T)."""
+    states = []
+    for example_gates, example_tokens in zip(gate_ids, token_ids, strict=True):
+        state = []
+        for slot, gate, value_ids in zip(slots, example_gates, example_tokens, strict=True):
+            value = GATES[gate] if GATES[gate] != "ptr" else decode_value(tokenizer, value_ids)
+            if value != NONE:
+                state.append(f"{slot}-{value}")
+        states.append(state)
+    return states
+
+
+def turn_dataset(examples: Sequence[TurnExample]) -> datasets.Dataset:
+    """The Trainer's view of turn examples: the columns that `Trade.forward` takes."""
+    return datasets.Dataset.from_dict(
+        {
+            "input_ids": [e.input_ids for e in examples],
+            "target_ids": [e.target_ids for e in examples],
+            "gate_ids": [e.gate_ids for e in examples],
+        }
+    )
+
+
+@dataclass(frozen=True)
+class TurnCollator:
+    """A Trainer data collator: `collate` on rows of a `turn_dataset`."""
+
+    pad_id: int
+
+    def __call__(self, rows: Sequence[dict]) -> dict[str, torch.Tensor]:
+        return collate([SimpleNamespace(**row) for row in rows], self.pad_id)
+
+
+class TradeTrainer(OrderedEvalTrainer):
+    """Evaluation decodes as at inference: greedy, `MAX_DECODE_STEPS` steps, no targets.
+
+    Each evaluation batch gives the chosen gates (B, J) and value word pieces (B, J, T) as its
+    predictions and the gold gates as its labels (the Trainer computes metrics only with labels);
+    no dev loss is computed.
+    """
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        inputs = self._prepare_inputs(inputs)
+        with torch.no_grad():
+            output = model(inputs["input_ids"], inputs["attention_mask"])
+        predictions = (output["gate_logits"].argmax(-1), output["point_probs"].argmax(-1))
+        return None, predictions, inputs["gate_ids"]
+
+
+def metrics_function(tokenizer, slots: Sequence[str], gold: Sequence[Sequence[str]]):
+    """A `TradeTrainer` `compute_metrics`: decoded states against the gold states of the dev
+    turns (in `turn_examples` order), scored with the official JGA and slot F1."""
+
+    def compute_metrics(prediction) -> dict[str, float]:
+        gates, tokens = prediction.predictions
+        states = states_from_ids(tokenizer, slots, gates.tolist(), tokens.tolist())
+        return {
+            "joint_goal_accuracy": joint_goal_accuracy(gold, states),
+            "slot_f1": slot_f1(gold, states),
+        }
+
+    return compute_metrics
+
+
+def fine_tune(
+    model: Trade,
+    tokenizer,
+    train: Sequence[TurnExample],
+    dev: Sequence[TurnExample],
+    compute_metrics,
+    recipe: Recipe,
+    seed: int,
+    output_dir: str | Path,
+) -> FineTuned:
+    """`training.fine_tune` for TRADE: the same recipe and best-checkpoint selection, with
+    `TradeTrainer` (greedy evaluation) and `TurnCollator`."""
+    return training_fine_tune(
+        model,
+        tokenizer,
+        turn_dataset(train),
+        turn_dataset(dev),
+        compute_metrics,
+        recipe,
+        seed,
+        output_dir,
+        data_collator=TurnCollator(tokenizer.pad_token_id),
+        trainer_class=TradeTrainer,
+    )

@@ -236,3 +236,50 @@ def project_to_characters(
         for position in range(start + 1, end):
             tags[position] = inside
     return tags
+
+
+def entity_spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(start, end, type) of each entity in strict IOB2, as seqeval's strict mode reads it.
+
+    An entity is B-X followed by I-X; an I-X that does not continue an entity of type X starts
+    nothing (it is counted as no entity at all). `end` is exclusive.
+    """
+    spans = []
+    start, kind = None, None
+    for position, tag in enumerate([*tags, "O"]):
+        prefix, _, tag_kind = tag.partition("-")
+        if kind is not None and not (prefix == "I" and tag_kind == kind):
+            spans.append((start, position, kind))
+            start, kind = None, None
+        if prefix == "B":
+            start, kind = position, tag_kind
+    return spans
+
+
+ENTITY_COLOURS = {
+    "PS": "#f4a6a6",
+    "LC": "#a6d8f4",
+    "OG": "#b8e6a6",
+    "DT": "#f4d9a6",
+    "TI": "#d9b8f4",
+    "QT": "#f4b8e0",
+}
+
+
+def highlight_html(chars: Sequence[str], tags: Sequence[str]) -> str:
+    """The sentence as HTML, each entity in a coloured span labelled with its type."""
+    from html import escape
+
+    parts = []
+    position = 0
+    for start, end, kind in entity_spans(tags):
+        parts.append(escape("".join(chars[position:start])))
+        text = escape("".join(chars[start:end]))
+        colour = ENTITY_COLOURS.get(kind, "#dddddd")
+        parts.append(
+            f'<span style="background:{colour};padding:0 2px;border-radius:3px">'
+            f"{text}<sub>{kind}</sub></span>"
+        )
+        position = end
+    parts.append(escape("".join(chars[position:])))
+    return "".join(parts)

@@ -1,0 +1,125 @@
+import datasets
+import numpy as np
+import pytest
+import torch
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+from transformers import BertTokenizerFast, EvalPrediction, RobertaConfig, RobertaModel
+
+from kluebook.metrics.dp import dp_scores
+from kluebook.models.dp import (
+    DEPREL_IDS,
+    IGNORE_INDEX,
+    DependencyParser,
+    decode_predictions,
+    encode_sentence,
+    fine_tune_parser,
+    parser_metrics,
+)
+from kluebook.synthetic import dp as synthetic_dp
+from kluebook.training import Recipe
+
+SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+P = IGNORE_INDEX
+
+
+def evaluation(pred_heads, pred_labels, gold_heads, gold_labels) -> EvalPrediction:
+    """A ParserTrainer-shaped evaluation output of label names, padded with -100."""
+    ids = [[DEPREL_IDS[label] if label != P else P for label in row] for row in pred_labels]
+    gold_ids = [[DEPREL_IDS[label] if label != P else P for label in row] for row in gold_labels]
+    return EvalPrediction(
+        predictions=(np.array(pred_heads), np.array(ids)),
+        label_ids=(np.array(gold_heads), np.array(gold_ids)),
+    )
+
+
+def test_predictions_are_cut_to_each_sentences_eojeols_and_scored_without_padding():
+    # Sentence 1 has 3 eojeols, sentence 2 has 1; padding is -100 in both gold and prediction.
+    prediction = evaluation(
+        pred_heads=[[2, 0, 2], [0, P, P]],
+        pred_labels=[["NP_SBJ", "VP", "NP_OBJ"], ["VP", P, P]],
+        gold_heads=[[2, 0, 1], [0, P, P]],
+        gold_labels=[["NP_SBJ", "VP", "NP_OBJ"], ["VNP", P, P]],
+    )
+    assert decode_predictions(prediction) == [
+        ([2, 0, 2], ["NP_SBJ", "VP", "NP_OBJ"]),
+        ([0], ["VP"]),
+    ]
+    expected = dp_scores(
+        [2, 0, 1, 0],
+        [2, 0, 2, 0],
+        ["NP_SBJ", "VP", "NP_OBJ", "VNP"],
+        ["NP_SBJ", "VP", "NP_OBJ", "VP"],
+    )
+    assert parser_metrics(prediction) == expected
+    # 3 of 4 heads right; labelled: NP_SBJ and VP right, NP_OBJ has a wrong head, VNP != VP.
+    assert expected["uas_micro_f1"] == 75.0
+    assert expected["las_micro_f1"] == 50.0
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    return synthetic_dp.generate(seed=0, train_size=24, dev_size=8)
+
+
+def tiny_tokenizer(texts: list[str]) -> BertTokenizerFast:
+    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    backend.normalizer = normalizers.BertNormalizer(lowercase=False)
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.train_from_iterator(
+        texts, trainer=trainers.WordPieceTrainer(vocab_size=200, special_tokens=SPECIALS)
+    )
+    backend.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 0), ("[SEP]", 2)]
+    )
+    return BertTokenizerFast(
+        tokenizer_object=backend,
+        cls_token="[CLS]",
+        pad_token="[PAD]",
+        sep_token="[SEP]",
+        unk_token="[UNK]",
+        mask_token="[MASK]",
+    )
+
+
+def test_the_parser_trains_on_the_trainer_and_predicts_every_dev_eojeol(records, tmp_path):
+    torch.set_num_threads(1)
+    tokenizer = tiny_tokenizer([r["sentence"] for r in records["train"]])
+    torch.manual_seed(0)
+    config = RobertaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=66,
+        type_vocab_size=1,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    parser = DependencyParser(
+        RobertaModel(config), lstm_size=16, arc_size=16, label_size=8, pos_size=8
+    )
+    recipe = Recipe(
+        learning_rate=1e-2,
+        batch_size=8,
+        eval_batch_size=4,
+        epochs=1,
+        warmup_ratio=0.0,
+        weight_decay=0.0,
+        max_length=64,
+        adam_epsilon=1e-8,
+        max_grad_norm=1.0,
+        evals_per_epoch=1,
+        selection_metric="las",
+    )
+
+    def encode(rows):
+        return datasets.Dataset.from_list([encode_sentence(tokenizer, r, 64) for r in rows])
+
+    result = fine_tune_parser(
+        parser, tokenizer, encode(records["train"]), encode(records["dev"]), recipe, 0, tmp_path
+    )
+    assert set(result.best) >= {"step", "epoch", "uas", "las", "uas_micro_f1", "las_micro_f1"}
+    predicted = decode_predictions(result.trainer.predict(encode(records["dev"])))
+    # Dev evaluation keeps the dataset order: each sentence gets one head per eojeol.
+    assert [len(heads) for heads, _ in predicted] == [len(r["heads"]) for r in records["dev"]]
+    assert all(0 <= h <= len(heads) for heads, _ in predicted for h in heads)
