@@ -4,6 +4,7 @@ Every number carries its split and source: reproduced numbers come from results/
 published ones from configs/published_scores.csv (the KLUE README, private test set, SPEC §13).
 """
 
+import math
 import statistics
 from pathlib import Path
 
@@ -161,10 +162,15 @@ def results_figure(runs: pd.DataFrame, path: Path) -> None:
 
     published = published_scores()
     tasks = [t for t in all_tasks().values() if t.name in set(runs["task"])]
+    columns = min(4, max(1, len(tasks)))
+    rows = max(1, math.ceil(len(tasks) / columns))
     fig, axes = plt.subplots(
-        1, max(1, len(tasks)), figsize=(3.2 * max(1, len(tasks)), 3.4), squeeze=False
+        rows, columns, figsize=(3.4 * columns, 3.0 * rows + 0.6), squeeze=False
     )
-    for ax, task in zip(axes[0], tasks, strict=False):
+    axes = axes.ravel()
+    for ax in axes[len(tasks) :]:
+        ax.axis("off")
+    for ax, task in zip(axes, tasks, strict=False):
         keys = [m.key for m in task.metrics]
         mine = runs[runs["task"] == task.name]
         for (profile, model), group in mine.groupby(["profile", "model"]):
@@ -190,8 +196,8 @@ def results_figure(runs: pd.DataFrame, path: Path) -> None:
         ax.set_title(task.title, fontsize=9)
         ax.set_ylim(0, 100)
     if not tasks:
-        axes[0][0].text(0.5, 0.5, "no runs yet", ha="center", va="center")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+        axes[0].text(0.5, 0.5, "no runs yet", ha="center", va="center")
+    handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(
         handles,
         labels,
@@ -201,7 +207,7 @@ def results_figure(runs: pd.DataFrame, path: Path) -> None:
         fontsize=8,
         frameon=False,
     )
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.tight_layout(rect=(0, 0.6 / (3.0 * rows + 0.6), 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
