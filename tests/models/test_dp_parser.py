@@ -1,7 +1,8 @@
 import pytest
 import torch
+from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import BertTokenizerFast, RobertaConfig, RobertaModel
+from transformers import BertTokenizerFast
 
 from kluebook.metrics.dp import uas_micro_f1
 from kluebook.models.dp import (
@@ -54,20 +55,7 @@ def tokenizer(records) -> BertTokenizerFast:
 
 
 def tiny_parser(tokenizer, **sizes) -> DependencyParser:
-    torch.manual_seed(0)
-    config = RobertaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=130,
-        type_vocab_size=1,
-        pad_token_id=tokenizer.pad_token_id,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
-    )
-    return DependencyParser(RobertaModel(config), **sizes)
+    return DependencyParser(tiny_encoder(tokenizer, dropout=0.0), **sizes)
 
 
 SMALL = {"lstm_size": 16, "arc_size": 16, "label_size": 8, "pos_size": 8}

@@ -2,8 +2,9 @@ import datasets
 import numpy as np
 import pytest
 import torch
+from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import BertTokenizerFast, EvalPrediction, RobertaConfig, RobertaModel
+from transformers import BertTokenizerFast, EvalPrediction
 
 from kluebook.metrics.dp import dp_scores
 from kluebook.models.dp import (
@@ -84,19 +85,12 @@ def tiny_tokenizer(texts: list[str]) -> BertTokenizerFast:
 def test_the_parser_trains_on_the_trainer_and_predicts_every_dev_eojeol(records, tmp_path):
     torch.set_num_threads(1)
     tokenizer = tiny_tokenizer([r["sentence"] for r in records["train"]])
-    torch.manual_seed(0)
-    config = RobertaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=66,
-        type_vocab_size=1,
-        pad_token_id=tokenizer.pad_token_id,
-    )
     parser = DependencyParser(
-        RobertaModel(config), lstm_size=16, arc_size=16, label_size=8, pos_size=8
+        tiny_encoder(tokenizer, hidden_size=16, layers=1, max_positions=66),
+        lstm_size=16,
+        arc_size=16,
+        label_size=8,
+        pos_size=8,
     )
     recipe = Recipe(
         learning_rate=1e-2,

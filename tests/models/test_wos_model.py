@@ -1,7 +1,8 @@
 import pytest
 import torch
+from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-from transformers import BertTokenizerFast, RobertaConfig, RobertaModel
+from transformers import BertTokenizerFast
 
 from kluebook.models import wos as trade
 from kluebook.synthetic import wos as synthetic_wos
@@ -38,21 +39,10 @@ def tokenizer(data):
 
 
 def _model(tokenizer, slots) -> trade.Trade:
-    torch.manual_seed(0)
-    config = RobertaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=130,
-        type_vocab_size=1,
-        pad_token_id=tokenizer.pad_token_id,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
-    )
     return trade.Trade(
-        RobertaModel(config), trade.slot_token_ids(tokenizer, slots), tokenizer.pad_token_id
+        tiny_encoder(tokenizer, dropout=0.0),
+        trade.slot_token_ids(tokenizer, slots),
+        tokenizer.pad_token_id,
     )
 
 

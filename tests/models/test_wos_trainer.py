@@ -2,8 +2,9 @@
 
 import pytest
 import torch
+from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-from transformers import BertTokenizerFast, RobertaConfig, RobertaModel
+from transformers import BertTokenizerFast
 
 from kluebook.models import wos as trade
 from kluebook.synthetic import wos as synthetic_wos
@@ -40,19 +41,10 @@ def tokenizer(data):
 
 
 def _model(tokenizer, slots) -> trade.Trade:
-    torch.manual_seed(0)
-    config = RobertaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=130,
-        type_vocab_size=1,
-        pad_token_id=tokenizer.pad_token_id,
-    )
     return trade.Trade(
-        RobertaModel(config), trade.slot_token_ids(tokenizer, slots), tokenizer.pad_token_id
+        tiny_encoder(tokenizer, hidden_size=16, layers=1),
+        trade.slot_token_ids(tokenizer, slots),
+        tokenizer.pad_token_id,
     )
 
 
