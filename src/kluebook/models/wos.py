@@ -249,17 +249,9 @@ def predicted_states(
     tokenizer, slots: Sequence[str], gate_logits: torch.Tensor, point_probs: torch.Tensor
 ) -> list[list[str]]:
     """`domain-slot-value` states of a batch; slots gated none or decoded as "none" are left out."""
-    gates = gate_logits.argmax(dim=-1).tolist()
-    tokens = point_probs.argmax(dim=-1).tolist()
-    states = []
-    for example_gates, example_tokens in zip(gates, tokens, strict=True):
-        state = []
-        for slot, gate, value_ids in zip(slots, example_gates, example_tokens, strict=True):
-            value = GATES[gate] if GATES[gate] != "ptr" else decode_value(tokenizer, value_ids)
-            if value != NONE:
-                state.append(f"{slot}-{value}")
-        states.append(state)
-    return states
+    return states_from_ids(
+        tokenizer, slots, gate_logits.argmax(dim=-1).tolist(), point_probs.argmax(dim=-1).tolist()
+    )
 
 
 def states_from_ids(
@@ -268,7 +260,7 @@ def states_from_ids(
     gate_ids: Sequence[Sequence[int]],
     token_ids: Sequence[Sequence[Sequence[int]]],
 ) -> list[list[str]]:
-    """`predicted_states` from the chosen gates (B, J) and value word pieces (B, J, T)."""
+    """States from the chosen gates (B, J) and value word pieces (B, J, T)."""
     states = []
     for example_gates, example_tokens in zip(gate_ids, token_ids, strict=True):
         state = []
