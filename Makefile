@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: book test lint clean
+.PHONY: book test test-fast lint clean
 
 book: $(VENV)/.installed
 	$(BIN)/kluebook book
@@ -12,8 +12,12 @@ book: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -ra; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
+# The fast loop while editing: everything but the end-to-end and training tests (marked slow).
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest -ra -m "not slow"; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
 lint: $(VENV)/.installed
-	$(BIN)/ruff check src tests benchmarks && $(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks notebooks && $(BIN)/ruff format --check src tests benchmarks notebooks
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -2,7 +2,7 @@
 
     python benchmarks/batching.py [--examples 4000] [--book]
 
-Text: the real YNAT training headlines when ../shared/klue-data is present, the generated smoke
+Text: the real YNAT training headlines when KLUEBOOK_DATA_DIR holds them, the generated smoke
 data otherwise. Schemes: every batch padded to max_length 128 (the official code), dynamic
 padding of random batches, and dynamic padding of length-grouped batches (this project's
 default, transformers' LengthGroupedSampler). With --book it also times a smoke book build in a
@@ -24,9 +24,10 @@ from transformers.trainer_pt_utils import LengthGroupedSampler
 
 from kluebook.book import copy_sources
 from kluebook.data import generated_data_dir
-from kluebook.modeling import build_tiny_model
-from kluebook.paths import SHARED_KLUE_DATA
-from kluebook.tasks import get_task, ynat
+from kluebook.paths import KLUE_DATA
+from kluebook.tasks import get_task
+from kluebook.tasks.ynat import data as ynat
+from kluebook.tiny_model import build_tiny_model
 from kluebook.training import load_tokenizer
 
 BATCH_SIZE = 32
@@ -34,9 +35,10 @@ MAX_LENGTH = 128
 
 
 def headlines() -> tuple[list[dict], str]:
-    real = SHARED_KLUE_DATA / "ynat-v1.1" / "ynat-v1.1_train.partial.json"
-    if real.exists():
-        return ynat.read_official(real), "real YNAT train"
+    for name in ("ynat-v1.1_train.json", "ynat-v1.1_train.partial.json"):
+        real = KLUE_DATA / "ynat-v1.1" / name
+        if real.is_file():
+            return ynat.read_official(real), "real YNAT train"
     task = get_task("ynat")
     return ynat.read_official(generated_data_dir(task) / task.files["train"]), "generated YNAT"
 

@@ -1,18 +1,28 @@
-"""Shared fixtures: the real KLUE files in ../shared/klue-data, skipped when absent."""
+"""Shared fixtures: real KLUE files from KLUEBOOK_DATA_DIR (skipped when absent)."""
 
 from pathlib import Path
 
 import pytest
 
-from kluebook.paths import SHARED_KLUE_DATA
+from kluebook.paths import KLUE_DATA
 
 
 @pytest.fixture(scope="session")
-def klue_data() -> Path:
-    """The folder of real KLUE v1.1 files; tests using it skip with a reason when it is absent."""
-    if not SHARED_KLUE_DATA.is_dir():
-        pytest.skip(f"real KLUE data not found at {SHARED_KLUE_DATA} (../shared/klue-data)")
-    return SHARED_KLUE_DATA
+def klue_file():
+    """Find a real KLUE v1.1 file in KLUEBOOK_DATA_DIR: the first of the relative paths given
+    that exists (e.g. a full file, then a reduced copy); the test skips with a reason if none does.
+    """
+
+    def find(*relative_paths: str) -> Path:
+        for relative in relative_paths:
+            if (KLUE_DATA / relative).is_file():
+                return KLUE_DATA / relative
+        pytest.skip(
+            f"real KLUE file {relative_paths[0]} not found in KLUEBOOK_DATA_DIR ({KLUE_DATA}); "
+            "fill it with `kluebook data fetch` or point the variable at a copy"
+        )
+
+    return find
 
 
 def tiny_encoder(tokenizer, hidden_size=32, layers=2, max_positions=130, dropout=0.1):

@@ -7,8 +7,15 @@ from typing import Annotated
 
 import typer
 
+from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.paths import ROOT
+from kluebook.tasks import all_tasks
+
+TASK_NAMES = ", ".join(all_tasks())
+PREDICTION_LINES = "\n\n".join(
+    f"{name}: {task.predictions['line']}" for name, task in all_tasks().items()
+)
 
 app = typer.Typer(
     help="kluebook: the KLUE reports book. Run the notebooks, build the book, score predictions.",
@@ -19,8 +26,37 @@ data_app = typer.Typer(help="Get the official KLUE v1.1 files.", no_args_is_help
 app.add_typer(data_app, name="data")
 
 
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kluebook {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
 def _split(value: str | None) -> list[str] | None:
     return [item.strip() for item in value.split(",") if item.strip()] if value else None
+
+
+def _parse_seeds(value: str | None) -> list[int] | None:
+    """`1,2,3` as integers; a bad item is a one-line error naming it."""
+    seeds = []
+    for item in _split(value) or []:
+        try:
+            seeds.append(int(item))
+        except ValueError:
+            raise KluebookError(f"--seeds expects comma-separated integers, got {item!r}") from None
+    return seeds or None
 
 
 def _parse_settings(settings: list[str]) -> dict:
@@ -46,7 +82,7 @@ Profile = Annotated[
 Tasks = Annotated[
     str | None,
     typer.Option(
-        help="Comma-separated tasks, e.g. ynat,nli (default: every task with a notebook)."
+        help=f"Comma-separated tasks among {TASK_NAMES} (default: every task with a notebook)."
     ),
 ]
 Models = Annotated[
@@ -69,21 +105,33 @@ Settings = Annotated[
         "--set", help="Notebook parameter override name=value, e.g. learning_rate=3e-5; repeatable."
     ),
 ]
+Matrix = Annotated[
+    Path | None,
+    typer.Option(
+        help="A sweep file with the schema of configs/smoke.yaml: profile, data_source, models, "
+        "seeds and parameters, where a list of values is a grid axis, e.g. "
+        "`learning_rate: [1.0e-5, 3.0e-5]`. Replaces --profile's matrix.",
+    ),
+]
 Force = Annotated[bool, typer.Option(help="Rerun runs whose record is up to date.")]
 Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
 
 
-def _run(profile, tasks, models, seeds, data_source, data_dir, settings, force, quiet) -> bool:
+def _run(
+    profile, tasks, models, seeds, data_source, data_dir, settings, matrix, force, quiet
+) -> bool:
+    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
     from kluebook import runner
 
     specs = runner.plan(
         profile,
         tasks=_split(tasks),
         models=_split(models),
-        seeds=[int(s) for s in _split(seeds)] if seeds else None,
+        seeds=seed_list,
         data_source=data_source,
         data_dir=data_dir,
-        extra=_parse_settings(settings),
+        extra=extra,
+        matrix_path=matrix,
     )
     runner.preflight(specs)
     summary = runner.run_all(specs, force=force, log_output=not quiet)
@@ -105,27 +153,33 @@ def run(
     data_source: DataSource = None,
     data_dir: DataDir = None,
     settings: Settings = [],  # noqa: B006  (typer reads the default; it is never mutated)
+    matrix: Matrix = None,
     force: Force = False,
     quiet: Quiet = False,
 ) -> None:
-    """Execute the task notebooks for every (task, model, seed) of a run matrix.
+    """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
     Each run writes an executed notebook to book/runs/<task>/ and a JSON record to
-    results/<profile>/<task>/. Runs whose record matches (same notebook, parameters, package
-    and data) are skipped. A failing run is recorded as failed, the others go on, and the
-    command exits 1 at the end.
+    results/<profile>/<task>/, named after its model, its overrides (if any) and its seed, so
+    runs of different configurations never overwrite each other. Runs whose record matches
+    (same notebook, parameters, data and the code the run executes) are skipped; a second runner
+    on the same checkout waits for a run in progress instead of repeating it. A failing run is
+    recorded as failed, the others go on, and the command exits 1 at the end.
     """
-    if not _run(profile, tasks, models, seeds, data_source, data_dir, settings, force, quiet):
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    if not _run(*options, force, quiet):
         raise typer.Exit(1)
 
 
 @app.command()
 def report() -> None:
-    """Write the results table (book/_generated/results.md and .csv) from the run records."""
+    """Write the book's generated pages: the results table, figure and CSV from the run records,
+    and the task table, prediction formats and methods pages from the task registry."""
+    from kluebook.pages import write_pages
     from kluebook.report import write_report
 
-    for path in write_report():
-        typer.echo(f"wrote {path}")
+    for path in [*write_report(), *write_pages()]:
+        typer.echo(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
 @app.command()
@@ -137,8 +191,16 @@ def book(
     data_source: DataSource = None,
     data_dir: DataDir = None,
     settings: Settings = [],  # noqa: B006
+    matrix: Matrix = None,
     force: Force = False,
     quiet: Quiet = False,
+    no_run: Annotated[
+        bool,
+        typer.Option(
+            help="Execute nothing: build the site from the records and executed notebooks that "
+            "are there (committed paper runs, for instance)."
+        ),
+    ] = False,
     path_output: Annotated[Path, typer.Option(help="Where _build/html goes.")] = ROOT,
 ) -> None:
     """Run the notebooks, write the results table, and build the site (warnings are errors).
@@ -148,33 +210,41 @@ def book(
     rest, and the command exits 1.
     """
     from kluebook.book import build
+    from kluebook.pages import write_pages
     from kluebook.report import write_report
 
-    ok = _run(profile, tasks, models, seeds, data_source, data_dir, settings, force, quiet)
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    ok = no_run or _run(*options, force, quiet)
     write_report()
+    write_pages()
     build(path_output)
     typer.echo(f"book: {path_output / '_build' / 'html' / 'index.html'}")
     if not ok:
         raise typer.Exit(1)
 
 
-@app.command()
+SCORE_HELP = (
+    "Print the official KLUE metrics of a predictions file as JSON (0-100 scale).\n\n"
+    "Every gold example needs exactly one prediction, keyed by its guid; a missing, duplicate "
+    "or unknown guid is an error. An undefined metric (e.g. Pearson r of constant predictions) "
+    "is printed as null with the reason on stderr. Each task's methods page in the book "
+    "explains its format.\n\n"
+    f"One line of the predictions file, per task:\n\n{PREDICTION_LINES}"
+)
+
+
+@app.command(help=SCORE_HELP)
 def score(
-    task: Annotated[str, typer.Argument(help="ynat, sts, nli, ner, re, dp, mrc or wos.")],
+    task: Annotated[str, typer.Argument(help=f"One of {TASK_NAMES}.")],
     pred: Annotated[
-        Path, typer.Option(help="Predictions, JSON Lines, one object per example (SCORING.md).")
+        Path, typer.Option(help="Predictions: JSON Lines, one object per gold example.")
     ],
     gold: Annotated[
         Path | None,
         typer.Option(help="Official KLUE v1.1 dev file; omit for the hub validation split."),
     ] = None,
 ) -> None:
-    """Print the official KLUE metrics of a predictions file as JSON (0-100 scale).
-
-    Every gold example needs exactly one prediction, keyed by its guid; a missing, duplicate
-    or unknown guid is an error. An undefined metric (e.g. Pearson r of constant predictions)
-    is printed as null with the reason on stderr.
-    """
+    """Score a predictions file (the help text is SCORE_HELP, built from the task registry)."""
     from kluebook.scoring import score_file, undefined_metrics
     from kluebook.tasks import get_task
 

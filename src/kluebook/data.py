@@ -1,17 +1,16 @@
 """Where a run's data comes from, and loading it as records in the official shape.
 
 Three sources:
-- `generated`: the smoke data of `kluebook.synthetic`, written once in the official layout;
+- `generated`: the smoke data of each task's generator, written once in the official layout;
 - `official`: a folder laid out like the KLUE repository's `klue_benchmark/` (see `fetch`);
 - `hub`: the Hugging Face dataset `klue/klue` (data v1, its label orders mapped on load).
 """
 
 import hashlib
-import importlib
 from pathlib import Path
 
 from kluebook.errors import KluebookError
-from kluebook.jsonio import write_json
+from kluebook.json_files import write_json
 from kluebook.paths import CACHE
 from kluebook.tasks import Task
 
@@ -28,8 +27,7 @@ def generated_data_dir(task: Task) -> Path:
     folder = CACHE / "data" / f"generated-v{GENERATOR_VERSION}"
     if all((folder / relative).exists() for relative in task.files.values()):
         return folder
-    generator = importlib.import_module(f"kluebook.synthetic.{task.name}")
-    for role, content in generator.generate(seed=GENERATOR_SEED).items():
+    for role, content in task.module.generate(seed=GENERATOR_SEED).items():
         path = folder / task.files[role]
         if role in HUB_SPLITS:
             task.module.write_official(content, path)

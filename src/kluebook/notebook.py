@@ -1,5 +1,9 @@
 """What every task notebook does around its lesson: set a run up from its parameters, then
-write its predictions and its run record."""
+score its predictions and write them, with the run's outcome, to its output folder.
+
+The runner turns that outcome into the run record (`kluebook.records`); a notebook run by hand
+leaves `outcome.json` and `predictions.jsonl` in its `output_dir`.
+"""
 
 import random
 import time
@@ -14,12 +18,25 @@ from transformers import AutoConfig
 from kluebook import records
 from kluebook.data import data_checksum, data_dir_for, load_split
 from kluebook.errors import KluebookError
-from kluebook.jsonio import write_jsonl
-from kluebook.modeling import TINY_MODEL
+from kluebook.json_files import write_json, write_jsonl
+from kluebook.recipes import Recipe, resolve_recipe
+from kluebook.scoring import score_predictions
 from kluebook.tasks import Task, get_task
-from kluebook.training import Recipe, resolve_recipe
+from kluebook.tiny_model import TINY_MODEL
 
 RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
+# The parameters every task notebook declares in its `parameters` cell.
+COMMON_PARAMETERS = (
+    "model",
+    "profile",
+    "data_source",
+    "data_dir",
+    "seed",
+    *RECIPE_PARAMETERS,
+    "train_limit",
+    "dev_limit",
+    "output_dir",
+)
 
 
 @dataclass
@@ -31,7 +48,6 @@ class Run:
     recipe: Recipe
     data_dir: Path | None
     output_dir: Path
-    record_path: Path
     started: float = field(default_factory=time.time)
     started_at: str = field(default_factory=records.now)
 
@@ -45,10 +61,21 @@ class Run:
         limit = self.parameters.get(f"{split}_limit") or 0
         return rows[:limit] if limit else rows
 
+    def score(self, gold: list[dict], predictions: list[dict]) -> dict:
+        """The official metrics of prediction lines, computed as `kluebook score` computes them."""
+        return score_predictions(self.task, gold, predictions)
 
-def start_run(task_name: str, parameters: dict) -> Run:
-    """Check the parameters, resolve the recipe and data, and seed every random generator."""
+
+def start_run(task_name: str, namespace: dict) -> Run:
+    """Check the parameters, resolve the recipe and data, and seed every random generator.
+
+    `namespace` is the notebook's `globals()`: the common parameters are read from it.
+    """
     task = get_task(task_name)
+    missing = [name for name in COMMON_PARAMETERS if name not in namespace]
+    if missing:
+        raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
+    parameters = {name: namespace[name] for name in COMMON_PARAMETERS}
     profile, source = parameters["profile"], parameters["data_source"]
     if profile == "paper" and source == "generated":
         raise KluebookError("the paper profile needs real data: data_source 'official' or 'hub'")
@@ -66,7 +93,6 @@ def start_run(task_name: str, parameters: dict) -> Run:
         recipe=recipe,
         data_dir=data_dir,
         output_dir=output_dir,
-        record_path=Path(parameters.get("record_path") or output_dir / "record.json"),
     )
 
 
@@ -81,45 +107,36 @@ def model_revision(model: str, checkpoint: str) -> str:
     if model == TINY_MODEL:
         return f"built locally: {Path(checkpoint).name}"
     if Path(model).exists():
-        return f"local path: {Path(model).resolve()}"
+        return f"local path: {model}"
     return getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 
 
 def finish_run(
     run: Run,
     checkpoint: str,
-    metrics: dict,
+    gold: list[dict],
+    predictions: list[dict],
     best: dict,
     last: dict,
     counts: dict,
-    predictions: list[dict],
 ) -> dict:
-    """Write the predictions (SCORING.md format) and the run record; return the record."""
-    predictions_path = run.record_path.with_suffix(".predictions.jsonl")
-    write_jsonl(predictions_path, predictions)
-    record = {
-        "task": run.task.name,
-        "task_version": run.task.version,
-        "model": run.model,
+    """Score the dev predictions, write them and the run's outcome to `output_dir`; return it.
+
+    The metrics are those `kluebook score` gives for the predictions file written here.
+    """
+    write_jsonl(run.output_dir / records.PREDICTIONS_FILE, predictions)
+    outcome = {
         "model_revision": model_revision(run.model, checkpoint),
-        "profile": run.parameters["profile"],
-        "seed": run.parameters["seed"],
-        "parameters": run.parameters,
         "recipe": run.recipe.as_dict(),
-        "metrics": metrics,
+        "metrics": run.score(gold, predictions),
         "best_checkpoint": best,
         "last_checkpoint": last,
         "counts": counts,
-        "data_source": run.parameters["data_source"],
         "data_checksum": data_checksum(run.task, run.parameters["data_source"], run.data_dir),
-        "predictions": str(predictions_path),
-        "git_commit": records.git_commit(),
         "libraries": records.library_versions(),
         "device": records.device_description(),
         "started_at": run.started_at,
-        "finished_at": records.now(),
-        "wall_time_s": round(time.time() - run.started, 1),
-        "status": "succeeded",
+        "notebook_wall_time_s": round(time.time() - run.started, 1),
     }
-    records.write_record(run.record_path, record)
-    return record
+    write_json(run.output_dir / records.OUTCOME_FILE, outcome)
+    return outcome

@@ -1,4 +1,9 @@
-"""Where the project's folders are: the repository root, configs, results, book and caches."""
+"""Where the project's folders are: the repository root, configs, results, book and caches.
+
+`KLUEBOOK_DATA_DIR` names the folder of real KLUE v1.1 files (the layout of KLUE's
+`klue_benchmark/`) that real-data tests and benchmarks read; by default it is the folder that
+`kluebook data fetch` fills.
+"""
 
 import os
 from pathlib import Path
@@ -11,4 +16,4 @@ BOOK = ROOT / "book"
 RUNS = BOOK / "runs"
 GENERATED = BOOK / "_generated"
 CACHE = Path(os.environ.get("KLUEBOOK_CACHE", ROOT / ".cache"))
-SHARED_KLUE_DATA = ROOT.parent / "shared" / "klue-data"
+KLUE_DATA = Path(os.environ.get("KLUEBOOK_DATA_DIR", ROOT / "data" / "klue_benchmark"))

@@ -1,19 +1,27 @@
-"""Run records: one JSON file per (task, profile, model, seed), the data behind every table."""
+"""Run records: one JSON file per (task, profile, model, seed), the data behind every table.
+
+`run_record` is the one place a record is made, for a run that succeeded and one that failed.
+"""
 
 import hashlib
 import json
 import platform
 import subprocess
+import time
+import traceback
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from kluebook import __version__
 from kluebook.errors import KluebookError
-from kluebook.jsonio import read_json, write_json
+from kluebook.json_files import read_json, write_json
 from kluebook.paths import ROOT
 
 RECORD_SCHEMA = 1
+# What a notebook leaves in its output folder for the runner to turn into the record.
+OUTCOME_FILE = "outcome.json"
+PREDICTIONS_FILE = "predictions.jsonl"
 LIBRARIES = (
     "torch",
     "transformers",
@@ -66,26 +74,43 @@ def device_description() -> str:
     return f"cpu: {platform.machine()}, {torch.get_num_threads()} threads"
 
 
-def package_code_hash() -> str:
-    """A hash of the package's source, so that a code change invalidates cached runs."""
-    digest = hashlib.sha256()
+# The shared modules a run's numbers depend on; report, plots, book and CLI code are not here,
+# so changing them re-executes nothing.
+RUN_CODE = (
+    "checkpoints.py",
+    "data.py",
+    "json_files.py",
+    "klue_tsv.py",
+    "notebook.py",
+    "recipes.py",
+    "scoring.py",
+    "tiny_model.py",
+    "training.py",
+)
+
+
+def run_code_hash(task) -> str:
+    """A hash of the code a run of `task` executes: the shared run modules, the task's folder
+    (its code and task.yaml, which holds its version) and the package version."""
     package = Path(__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode())
+    files = [(f"kluebook/{name}", package / name) for name in RUN_CODE]
+    files += [
+        (f"task/{path.relative_to(task.folder).as_posix()}", path)
+        for path in sorted(task.folder.rglob("*"))
+        if path.suffix in {".py", ".yaml"}
+    ]
+    digest = hashlib.sha256(__version__.encode())
+    for name, path in files:
+        digest.update(name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def fingerprint(notebook_code: str, parameters: dict, data_checksum: str) -> str:
-    """What must be unchanged for a finished run to be reused."""
+def fingerprint(notebook_code: str, parameters: dict, data_checksum: str, code: str) -> str:
+    """What must be unchanged for a finished run to be reused: the notebook, the parameters,
+    the data and the code the run executes (`run_code_hash`)."""
     payload = json.dumps(
-        {
-            "notebook": notebook_code,
-            "parameters": parameters,
-            "package": __version__,
-            "package_code": package_code_hash(),
-            "data": data_checksum,
-        },
+        {"notebook": notebook_code, "parameters": parameters, "data": data_checksum, "code": code},
         sort_keys=True,
         ensure_ascii=False,
     )
@@ -107,3 +132,42 @@ def read_record(path: str | Path) -> dict | None:
 def write_record(path: str | Path, record: dict) -> None:
     """Write a record atomically, stamped with the schema version."""
     write_json(path, {"schema": RECORD_SCHEMA, **record})
+
+
+def run_record(
+    task,
+    parameters: dict,
+    fingerprint: str,
+    started: float,
+    outcome: dict | None = None,
+    error: BaseException | None = None,
+    **files: str,
+) -> dict:
+    """The record of one run: what ran and where, then its `outcome` (the notebook's metrics,
+    checkpoints, counts, environment) or, for a failed run, its `error` and no metrics.
+
+    `files` are the run's files (executed notebook, predictions) relative to the book root.
+    """
+    record = {
+        "task": task.name,
+        "task_version": task.version,
+        "model": parameters["model"],
+        "profile": parameters["profile"],
+        "seed": parameters["seed"],
+        "data_source": parameters["data_source"],
+        "parameters": parameters,
+        "fingerprint": fingerprint,
+        "git_commit": git_commit(),
+        "finished_at": now(),
+        "wall_time_s": round(time.time() - started, 1),
+    }
+    if error is None:
+        return {**record, **(outcome or {}), **files, "status": "succeeded"}
+    lines = str(error).strip().splitlines()
+    return {
+        **record,
+        **files,
+        "status": "failed",
+        "error": f"{type(error).__name__}: {lines[-1] if lines else ''}",
+        "traceback": "".join(traceback.format_exception(error, limit=5)),
+    }

@@ -1,7 +1,9 @@
 """The results table, generated from the run records before the book is built.
 
 Every number carries its split and source: reproduced numbers come from results/ (dev split),
-published ones from configs/published_scores.csv (the KLUE README, private test set, SPEC §13).
+published ones from configs/published_scores.csv, one row per (table, model, task, metric) with its
+split and source (the KLUE README: the private test set). A task without published numbers is
+shown without them.
 """
 
 import math
@@ -10,11 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from kluebook.jsonio import write_text_atomic
+from kluebook.checkpoints import model_entry, registered_models
+from kluebook.json_files import write_text_atomic
 from kluebook.paths import CONFIGS, GENERATED, RESULTS
 from kluebook.records import read_record
 from kluebook.tasks import Task, all_tasks
-from kluebook.zoo import model_entry, registered_models
 
 PROFILE_NOTES = {
     "smoke": "pipeline check on generated data with a tiny untrained model — not a reproduction",
@@ -34,8 +36,15 @@ def load_records(results: Path = RESULTS) -> list[dict]:
 
 
 def published_scores(table: str = "current") -> pd.DataFrame:
+    """The published numbers of one table, long: model, task, metric, value, split, source."""
     frame = pd.read_csv(CONFIGS / "published_scores.csv")
-    return frame[frame["table"] == table].set_index("model")
+    return frame[frame["table"] == table].reset_index(drop=True)
+
+
+def published_for_task(published: pd.DataFrame, task: Task) -> pd.DataFrame:
+    """One row per published model, one column per metric of `task` (empty if none published)."""
+    mine = published[published["task"] == task.name]
+    return mine.pivot_table(index="model", columns="metric", values="value", sort=False)
 
 
 def mean_sd(values: list[float]) -> str:
@@ -58,24 +67,27 @@ def summarise(records: list[dict]) -> pd.DataFrame:
                     "profile": record["profile"],
                     "model": record["model"],
                     "data_source": record["data_source"],
+                    "config": record.get("config", "default"),
                     "metric": key,
                     "seed": record["seed"],
                     "value": value,
                 }
             )
-    columns = ["task", "profile", "model", "data_source", "metric", "seed", "value"]
+    columns = ["task", "profile", "model", "data_source", "config", "metric", "seed", "value"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def task_table(task: Task, runs: pd.DataFrame, published: pd.DataFrame) -> str:
     """Markdown table of one task: reproduced rows, then the published test-set rows."""
     labels = {m.key: m.label for m in task.metrics}
-    header = ["model", "profile", "split", "seeds", *labels.values()]
+    header = ["model", "configuration", "profile", "split", "seeds", *labels.values()]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     mine = runs[runs["task"] == task.name]
-    for (profile, model, source), group in mine.groupby(["profile", "model", "data_source"]):
+    groups = mine.groupby(["profile", "model", "data_source", "config"])
+    for (profile, model, source, config), group in groups:
         cells = [
             f"`{model}`",
+            "default (the profile's recipe)" if config == "default" else f"`{config}`",
             f"{profile} ({PROFILE_NOTES[profile]})",
             SOURCE_SPLITS[source],
             str(group["seed"].nunique()),
@@ -84,9 +96,9 @@ def task_table(task: Task, runs: pd.DataFrame, published: pd.DataFrame) -> str:
             values = group.loc[group["metric"] == key, "value"].dropna().tolist()
             cells.append(mean_sd(values) if values else "—")
         lines.append("| " + " | ".join(cells) + " |")
-    for model, row in published.iterrows():
-        cells = [f"{model} (published)", "KLUE paper recipe", "test (private)", "—"]
-        cells += [f"{row[f'{task.name}_{key}']:.2f}" for key in labels]
+    for model, row in published_for_task(published, task).iterrows():
+        cells = [f"{model} (published)", "—", "KLUE paper recipe", "test (private)", "—"]
+        cells += [f"{row[key]:.2f}" if key in row and pd.notna(row[key]) else "—" for key in labels]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -95,14 +107,14 @@ def published_for_models(published: pd.DataFrame, models: set[str]) -> pd.DataFr
     """The published rows of the KLUE checkpoints, plus those of any reproduced model."""
     released = {e["published"] for e in registered_models().values() if "published" in e}
     names = released | {model_entry(m).get("published") for m in models}
-    return published[published.index.isin(names)]
+    return published[published["model"].isin(names)]
 
 
 def render(records: list[dict]) -> tuple[str, pd.DataFrame]:
     """The results page body (Markdown) and the long-format CSV frame."""
     runs = summarise(records)
     published = published_scores()
-    source = published["source"].iloc[0]
+    source = published["source"].iloc[0] if len(published) else "none recorded"
     parts = [
         "Reproduced numbers are **dev-set** scores of the best-on-dev checkpoint, as mean ± "
         "sample standard deviation over seeds. Published numbers are the KLUE README's "
@@ -122,10 +134,11 @@ def render(records: list[dict]) -> tuple[str, pd.DataFrame]:
             for r in failed
         )
         parts.append(f"## Failed runs\n\nThese runs failed; they are not in the tables.\n\n{items}")
-    frame = runs.groupby(["task", "profile", "model", "data_source", "metric"], as_index=False).agg(
+    keys = ["task", "profile", "model", "data_source", "config", "metric"]
+    frame = runs.groupby(keys, as_index=False).agg(
         seeds=("seed", "nunique"), mean=("value", "mean"), sd=("value", "std")
     )
-    frame.insert(4, "split", frame["data_source"].map(SOURCE_SPLITS))
+    frame.insert(5, "split", frame["data_source"].map(SOURCE_SPLITS))
     return "\n\n".join(parts) + "\n", frame
 
 
@@ -173,16 +186,17 @@ def results_figure(runs: pd.DataFrame, path: Path) -> None:
     for ax, task in zip(axes, tasks, strict=False):
         keys = [m.key for m in task.metrics]
         mine = runs[runs["task"] == task.name]
-        for (profile, model), group in mine.groupby(["profile", "model"]):
+        for (profile, model, config), group in mine.groupby(["profile", "model", "config"]):
             xs = [keys.index(k) for k in group["metric"] if k in keys]
             ax.scatter(
                 xs,
                 group.loc[group["metric"].isin(keys), "value"],
                 alpha=0.7,
-                label=f"{model} ({profile}, dev)",
+                label=f"{model} ({profile}{'' if config == 'default' else ', ' + config}, dev)",
             )
+        theirs = published_for_task(published, task)
         for x, key in enumerate(keys):
-            column = published[f"{task.name}_{key}"]
+            column = theirs[key] if key in theirs else pd.Series(dtype=float)
             ax.scatter(
                 [x] * len(column),
                 column,

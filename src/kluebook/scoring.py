@@ -1,11 +1,17 @@
-"""`kluebook score`: the official metrics of a predictions file (SCORING.md)."""
+"""`kluebook score`: the official metrics of a predictions file.
+
+A predictions file is JSON Lines, one object per gold example, matched to it by its key (the guid;
+for dialogue state tracking, the guid and the turn). Each task's README.md gives its line format.
+The notebooks score their predictions with the same function, so a run's recorded metrics equal
+what `kluebook score` prints for its predictions file.
+"""
 
 import math
 from pathlib import Path
 
 from kluebook.data import load_split
 from kluebook.errors import KluebookError
-from kluebook.jsonio import read_jsonl
+from kluebook.json_files import read_jsonl
 from kluebook.tasks import Task
 
 
@@ -36,11 +42,15 @@ def _show(key) -> str:
     return " turn ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
 
 
+def score_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
+    """The official metrics of prediction rows against gold records (0-100 scale)."""
+    return task.module.score(gold, index_predictions(task, gold, rows))
+
+
 def score_file(task: Task, pred: str | Path, gold: str | Path | None = None) -> dict:
     """Score a JSON Lines predictions file against an official gold file or the hub split."""
     records = task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
-    predictions = index_predictions(task, records, read_jsonl(pred))
-    return task.module.score(records, predictions)
+    return score_predictions(task, records, read_jsonl(pred))
 
 
 def undefined_metrics(metrics: dict) -> list[str]:

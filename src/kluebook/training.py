@@ -1,4 +1,4 @@
-"""Fine-tuning with the official KLUE recipe on the Hugging Face Trainer (SPEC §2, §12).
+"""Fine-tuning with the official KLUE recipe on the Hugging Face Trainer (book/methods.md).
 
 What follows the official recipe: AdamW (eps 1e-8, no decay on biases and LayerNorm weights),
 linear warm-up over ceil(warmup_ratio x total steps) then linear decay to 0, gradient clipping at
@@ -9,7 +9,7 @@ count is an integer (the baseline's float total_steps only moves the schedule's 
 """
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
@@ -24,57 +24,10 @@ from transformers import (
     TrainingArguments,
 )
 
+from kluebook.checkpoints import check_hub_model
 from kluebook.errors import KluebookError
-from kluebook.modeling import TINY_MODEL, build_tiny_model, uses_token_type_ids
-from kluebook.tasks import Task
-from kluebook.zoo import model_entry
-
-PROFILES = ("smoke", "paper")
-# The tiny stand-in starts from random weights: it needs a higher learning rate and more
-# epochs than a pretrained checkpoint. These replace the official values in the smoke profile,
-# and a task's `smoke` entry in configs/tasks.yaml replaces these.
-SMOKE_RECIPE = {"learning_rate": 1e-3, "epochs": 6, "warmup_ratio": 0.1, "max_length": 64}
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """Every training hyper-parameter of a run."""
-
-    learning_rate: float
-    batch_size: int
-    eval_batch_size: int
-    epochs: float
-    warmup_ratio: float
-    weight_decay: float
-    max_length: int
-    adam_epsilon: float
-    max_grad_norm: float
-    evals_per_epoch: int
-    selection_metric: str
-    gradient_accumulation: int = 1
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Recipe:
-    """The official recipe for `model` (smoke: adjusted for the tiny model), then `overrides`.
-
-    Overrides that are None keep the recipe's value, so notebook parameters can default to None.
-    """
-    if profile not in PROFILES:
-        raise KluebookError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    values = task.recipe_for(model, model_entry(model)["size"])
-    if profile == "smoke":
-        values.update(SMOKE_RECIPE)
-        values.update(task.smoke_recipe)
-    known = {f.name for f in fields(Recipe)}
-    for key, value in overrides.items():
-        if key not in known:
-            raise KluebookError(f"unknown recipe parameter {key!r}")
-        if value is not None:
-            values[key] = value
-    return Recipe(**{k: v for k, v in values.items() if k in known})
+from kluebook.recipes import Recipe
+from kluebook.tiny_model import TINY_MODEL, build_tiny_model, uses_token_type_ids
 
 
 def resolve_checkpoint(model: str, corpus: list[str] | None = None) -> str:
@@ -89,27 +42,10 @@ def resolve_checkpoint(model: str, corpus: list[str] | None = None) -> str:
     return model
 
 
-def check_hub_model(model: str, timeout: float = 10.0) -> None:
-    """Fail early, in one line, when a hub model id cannot be reached or does not exist."""
-    import huggingface_hub
-    from huggingface_hub.errors import HfHubHTTPError
-
-    try:
-        huggingface_hub.model_info(model, timeout=timeout)
-    except HfHubHTTPError as error:
-        raise KluebookError(
-            f"model {model!r} not found on the Hugging Face hub ({error})"
-        ) from error
-    except Exception as error:  # connection, proxy and timeout errors of several libraries
-        raise KluebookError(
-            f"cannot reach the Hugging Face hub for model {model!r}: {type(error).__name__}"
-        ) from error
-
-
 def load_tokenizer(checkpoint: str) -> PreTrainedTokenizerBase:
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     if not uses_token_type_ids(checkpoint):
-        # KLUE-RoBERTa has a single token type: never feed segment ids (SPEC §1).
+        # KLUE-RoBERTa has a single token type: never feed segment ids (book/methods.md).
         tokenizer.model_input_names = [
             n for n in tokenizer.model_input_names if n != "token_type_ids"
         ]
@@ -142,7 +78,7 @@ def steps_per_epoch(train_size: int, recipe: Recipe) -> int:
 
 
 def training_arguments(recipe: Recipe, output_dir: str | Path, seed: int, train_size: int):
-    """TrainingArguments that carry out `recipe` (SPEC §2)."""
+    """TrainingArguments that carry out `recipe` (book/methods.md)."""
     per_epoch = steps_per_epoch(train_size, recipe)
     total = math.ceil(per_epoch * recipe.epochs)
     eval_every = max(1, round(per_epoch / recipe.evals_per_epoch))
@@ -187,6 +123,11 @@ class OrderedEvalTrainer(Trainer):
     def _get_eval_sampler(self, eval_dataset):
         return SequentialSampler(eval_dataset)
 
+    @staticmethod
+    def default_collator(tokenizer: PreTrainedTokenizerBase):
+        """The batch collator `fine_tune` uses with this trainer unless given another."""
+        return DataCollatorWithPadding(tokenizer)
+
 
 @dataclass
 class FineTuned:
@@ -212,14 +153,15 @@ def fine_tune(
 ) -> FineTuned:
     """Train with the recipe, evaluating on dev 4x per epoch; the best checkpoint is kept.
 
-    Task models with their own evaluation (the DP parser, TRADE) pass their Trainer subclass.
+    Task models with their own evaluation pass their Trainer subclass, whose `default_collator`
+    batches their features.
     """
     trainer = trainer_class(
         model=model,
         args=training_arguments(recipe, output_dir, seed, len(train)),
         train_dataset=train,
         eval_dataset=dev,
-        data_collator=data_collator or DataCollatorWithPadding(tokenizer),
+        data_collator=data_collator or trainer_class.default_collator(tokenizer),
         processing_class=tokenizer,
         compute_metrics=compute_metrics,
     )

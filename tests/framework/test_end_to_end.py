@@ -10,22 +10,10 @@ import sys
 import pytest
 
 from kluebook.book import copy_sources
-from kluebook.tasks import available_tasks
+from kluebook.tasks import available_tasks, get_task
 
 pytestmark = pytest.mark.slow
 TASKS = available_tasks()
-# The selection metric of each task and a score that a pipeline which does not learn cannot
-# reach on the generated dev data (chance or a trivial baseline, plus a wide margin).
-ABOVE_CHANCE = {
-    "ynat": ("macro_f1", 60.0),  # uniform guessing ~14, majority class ~4
-    "sts": ("pearsonr", 40.0),  # constant or random outputs: r ~0
-    "nli": ("accuracy", 60.0),  # majority class ~33
-    "re": ("micro_f1", 50.0),  # entity-type rule ~21, class priors 0
-    "ner": ("char_f1", 60.0),  # all-O: char F1 ~8 over 13 tags
-    "dp": ("las", 40.0),  # everything attached to the root: LAS macro < 10
-    "mrc": ("rouge_w", 50.0),  # always "no answer": ROUGE-W = share of unanswerable ~33
-    "wos": ("slot_f1", 30.0),  # empty states: slot F1 = share of empty-gold turns ~7
-}
 
 
 def kluebook(root, *args):
@@ -90,12 +78,23 @@ def test_every_smoke_run_scores_well_above_chance(scratch, task):
     root, _, others = scratch
     if others is not None:
         assert others.returncode == 0, others.stdout[-2000:] + others.stderr[-2000:]
-    metric, floor = ABOVE_CHANCE[task]
+    floor = get_task(task).smoke_floor  # a score a pipeline that does not learn cannot reach
+    metric = floor["metric"]
     result = record(root, task)
     assert result["status"] == "succeeded"
-    assert result["metrics"][metric] > floor, result["metrics"]
+    assert result["metrics"][metric] > floor["value"], result["metrics"]
     predictions = root / "results/smoke" / task / "kluebook--tiny-roberta-seed1.predictions.jsonl"
     assert predictions.read_text().count("\n") > 0
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_kluebook_score_gives_the_recorded_metrics_for_the_runs_predictions(scratch, task):
+    root = scratch[0]
+    result = record(root, task)
+    gold = root / ".cache/data/generated-v1" / get_task(task).files["dev"]
+    scored = kluebook(root, "score", task, "--gold", str(gold), "--pred", result["predictions"])
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout) == result["metrics"]
 
 
 def test_the_book_builds_and_a_rebuild_executes_nothing(scratch):

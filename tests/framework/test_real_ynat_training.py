@@ -4,17 +4,23 @@ beats the majority class on the real dev set, and evaluation keeps the dev order
 import pytest
 from transformers import AutoModelForSequenceClassification
 
-from kluebook.metrics.ynat import macro_f1
-from kluebook.modeling import build_tiny_model
-from kluebook.tasks import get_task, ynat
-from kluebook.training import fine_tune, load_tokenizer, resolve_recipe, tokenize
+from kluebook.recipes import resolve_recipe
+from kluebook.tasks import get_task
+from kluebook.tasks.ynat import data as ynat
+from kluebook.tasks.ynat.metric import macro_f1
+from kluebook.tiny_model import build_tiny_model
+from kluebook.training import fine_tune, load_tokenizer, tokenize
 
 pytestmark = [pytest.mark.slow, pytest.mark.realdata]
 
 
-def test_tiny_model_beats_the_majority_class_on_real_dev(klue_data, tmp_path, capsys):
-    train = ynat.read_official(klue_data / "ynat-v1.1/ynat-v1.1_train.partial.json")[:10000]
-    dev = ynat.read_official(klue_data / "ynat-v1.1/ynat-v1.1_dev.partial.json")
+def test_tiny_model_beats_the_majority_class_on_real_dev(klue_file, tmp_path, capsys):
+    train = ynat.read_official(
+        klue_file("ynat-v1.1/ynat-v1.1_train.json", "ynat-v1.1/ynat-v1.1_train.partial.json")
+    )[:10000]
+    dev = ynat.read_official(
+        klue_file("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json")
+    )
     checkpoint = str(build_tiny_model([r["title"] for r in train]))
     tokenizer = load_tokenizer(checkpoint)
     ids = {label: i for i, label in enumerate(ynat.LABELS)}

@@ -1,5 +1,9 @@
 """Planning and checking runs: bad input fails before any notebook starts."""
 
+import dataclasses
+import shutil
+from pathlib import Path
+
 import pytest
 
 from kluebook import records, runner
@@ -55,13 +59,94 @@ def test_preflight_says_when_the_hub_is_unreachable(tmp_path, monkeypatch):
         runner.preflight(specs)
 
 
-def test_fingerprint_changes_with_parameters_and_data():
+def test_fingerprint_changes_with_parameters_data_and_code():
     notebook = runner.notebook_code(get_task("ynat").notebook_path)
-    base = records.fingerprint(notebook, {"seed": 1}, "abc")
-    assert base == records.fingerprint(notebook, {"seed": 1}, "abc")
-    assert base != records.fingerprint(notebook, {"seed": 2}, "abc")
-    assert base != records.fingerprint(notebook, {"seed": 1}, "abd")
-    assert base != records.fingerprint(notebook + " ", {"seed": 1}, "abc")
+    base = records.fingerprint(notebook, {"seed": 1}, "abc", "code")
+    assert base == records.fingerprint(notebook, {"seed": 1}, "abc", "code")
+    assert base != records.fingerprint(notebook, {"seed": 2}, "abc", "code")
+    assert base != records.fingerprint(notebook, {"seed": 1}, "abd", "code")
+    assert base != records.fingerprint(notebook + " ", {"seed": 1}, "abc", "code")
+    assert base != records.fingerprint(notebook, {"seed": 1}, "abc", "other code")
+
+
+def _copy_of(task, tmp_path):
+    """The task with its folder copied, so that its code can be edited in the test."""
+    folder = tmp_path / task.name
+    shutil.copytree(task.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return dataclasses.replace(task, folder=folder)
+
+
+def test_the_run_code_hash_follows_the_tasks_code_and_version(tmp_path):
+    task = _copy_of(get_task("ynat"), tmp_path)
+    base = records.run_code_hash(task)
+    metric = task.folder / "metric.py"
+    metric.write_text(metric.read_text() + "\n# changed\n")
+    assert records.run_code_hash(task) != base
+    task = _copy_of(get_task("ynat"), tmp_path / "again")
+    entry = task.folder / "task.yaml"
+    entry.write_text(entry.read_text().replace("version: 1", "version: 2"))
+    assert records.run_code_hash(task) != base
+
+
+def test_report_plots_book_and_cli_code_are_not_part_of_a_runs_code():
+    package = Path(records.__file__).parent
+    for module in ("report.py", "plots.py", "book.py", "cli.py", "pages.py", "runner.py"):
+        assert module not in records.RUN_CODE
+        assert (package / module).exists()
+    assert all((package / module).exists() for module in records.RUN_CODE)
+
+
+def test_an_overridden_run_has_its_own_files_and_parameters_are_portable():
+    default = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+    tuned = runner.plan("smoke", tasks=["ynat"], seeds=[1], extra={"learning_rate": 3e-5})[0]
+    assert default.config == "" and tuned.config == "learning_rate=3e-05"
+    assert default.record_path.name == "kluebook--tiny-roberta-seed1.json"
+    assert tuned.record_path.name == "kluebook--tiny-roberta-learning_rate=3e-05-seed1.json"
+    assert tuned.notebook_path != default.notebook_path
+    assert tuned.output_dir != default.output_dir
+    assert not Path(default.parameters()["output_dir"]).is_absolute()
+
+
+def test_a_run_on_other_data_is_its_own_run(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(runner.data_dir_for(get_task("ynat"), "generated", None), data)
+    spec = runner.plan("smoke", tasks=["ynat"], seeds=[1], data_source="official", data_dir=data)[0]
+    assert spec.config.startswith("official,data-")
+    assert spec.record_path != runner.plan("smoke", tasks=["ynat"], seeds=[1])[0].record_path
+
+
+def test_a_sweep_file_expands_its_grid(tmp_path):
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        "profile: smoke\ndata_source: generated\nmodels: [kluebook/tiny-roberta]\n"
+        "seeds: [1, 2]\nparameters: {learning_rate: [1.0e-5, 3.0e-5], epochs: 2}\n"
+    )
+    specs = runner.plan(tasks=["ynat"], matrix_path=sweep)
+    assert len(specs) == 4
+    assert {s.config for s in specs} == {
+        "epochs=2,learning_rate=1e-05",
+        "epochs=2,learning_rate=3e-05",
+    }
+    assert {s.seed for s in specs} == {1, 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("profile: smoke\nmodels: [m]\nseeds: [1]\nlr: 3\n", "unknown key 'lr'"),
+        ("profile: quick\nmodels: [m]\nseeds: [1]\n", "profile must be one of smoke, paper"),
+        ("profile: smoke\nmodels: m\nseeds: [1]\n", "models must be a non-empty list"),
+        ("profile: smoke\nmodels: [m]\nseeds: [1, x]\n", "seeds must be a non-empty list of int"),
+        ("profile: smoke\nmodels: [m]\nseeds: [1]\nparameters: {epochs: []}\n", "empty list"),
+        ("profile: [smoke\n", "not valid YAML"),
+    ],
+)
+def test_a_bad_sweep_file_gets_a_one_line_error(tmp_path, text, message):
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(text)
+    with pytest.raises(KluebookError, match=message) as caught:
+        runner.plan(tasks=["ynat"], matrix_path=sweep)
+    assert "\n" not in str(caught.value)
 
 
 def test_a_record_is_done_only_if_it_succeeded_with_the_same_fingerprint(tmp_path, monkeypatch):

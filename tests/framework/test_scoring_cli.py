@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from kluebook.jsonio import write_jsonl
-from kluebook.synthetic import ynat as synthetic_ynat
-from kluebook.tasks import ynat
+from kluebook.json_files import write_jsonl
+from kluebook.tasks.ynat import data as ynat
+from kluebook.tasks.ynat import synthetic as synthetic_ynat
 
 
 def kluebook(*args: str) -> subprocess.CompletedProcess:
@@ -59,10 +59,10 @@ def test_bad_predictions_get_a_one_line_error(gold_file, tmp_path, edit, message
     assert result.stdout == ""
 
 
-def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_data, tmp_path):
+def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_file, tmp_path):
     from sklearn.metrics import f1_score
 
-    gold_path = klue_data / "ynat-v1.1/ynat-v1.1_dev.partial.json"
+    gold_path = klue_file("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json")
     gold = ynat.read_official(gold_path)
     # A deterministic, imperfect prediction: every 3rd headline is shifted to the next topic.
     predicted = [

@@ -1,6 +1,6 @@
 import pytest
 
-from kluebook.metrics.dp import (
+from kluebook.tasks.dp.metric import (
     DEPRELS,
     OTHERS,
     WRONG_HEAD,

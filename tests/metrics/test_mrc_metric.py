@@ -1,6 +1,6 @@
 import pytest
 
-from kluebook.metrics.mrc import mrc_scores, normalize_answer, question_scores, rouge_w_single
+from kluebook.tasks.mrc.metric import mrc_scores, normalize_answer, question_scores, rouge_w_single
 
 
 @pytest.mark.parametrize(

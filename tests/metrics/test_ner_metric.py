@@ -4,7 +4,7 @@ import pytest
 from seqeval.metrics import f1_score as seqeval_f1
 from seqeval.scheme import IOB2
 
-from kluebook.metrics.ner import (
+from kluebook.tasks.ner.metric import (
     TAGS,
     char_macro_f1,
     char_macro_f1_without_o,

@@ -1,6 +1,6 @@
 import pytest
 
-from kluebook.metrics.nli import accuracy
+from kluebook.tasks.nli.metric import accuracy
 
 
 def test_accuracy_by_hand():

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
 
-from kluebook.metrics.re import auprc, micro_f1
+from kluebook.tasks.re.metric import auprc, micro_f1
 
 
 def test_micro_f1_leaves_out_no_relation_by_hand():

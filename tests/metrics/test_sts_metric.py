@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from kluebook.metrics.sts import pearson_r, threshold_f1
+from kluebook.tasks.sts.metric import pearson_r, threshold_f1
 
 
 def test_pearson_by_hand():

@@ -1,6 +1,6 @@
 import pytest
 
-from kluebook.metrics.wos import joint_goal_accuracy, slot_f1, turn_f1
+from kluebook.tasks.wos.metric import joint_goal_accuracy, slot_f1, turn_f1
 
 AREA_CENTRE = "식당-지역-서울 중앙"
 AREA_NORTH = "식당-지역-서울 북쪽"

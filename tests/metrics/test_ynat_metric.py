@@ -1,7 +1,7 @@
 import pytest
 from sklearn.metrics import f1_score
 
-from kluebook.metrics.ynat import macro_f1
+from kluebook.tasks.ynat.metric import macro_f1
 
 
 def test_macro_f1_by_hand():

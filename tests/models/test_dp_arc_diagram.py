@@ -1,7 +1,7 @@
 from matplotlib.colors import to_hex
 from matplotlib.patches import Arc
 
-from kluebook import plots
+from kluebook.tasks.dp import display
 
 
 def arcs(fig) -> list[Arc]:
@@ -10,7 +10,7 @@ def arcs(fig) -> list[Arc]:
 
 def test_gold_arcs_above_and_predicted_arcs_below_coloured_by_verdict():
     words = ["민수가", "빵을", "먹었다."]
-    fig = plots.dependency_arcs(
+    fig = display.dependency_arcs(
         words,
         heads=[3, 3, 0],
         deprels=["NP_SBJ", "NP_OBJ", "VP"],
@@ -31,5 +31,5 @@ def test_gold_arcs_above_and_predicted_arcs_below_coloured_by_verdict():
 
 
 def test_gold_tree_alone():
-    fig = plots.dependency_arcs(["가", "나"], heads=[2, 0], deprels=["NP_SBJ", "VP"])
+    fig = display.dependency_arcs(["가", "나"], heads=[2, 0], deprels=["NP_SBJ", "VP"])
     assert len(arcs(fig)) == 1

@@ -4,16 +4,16 @@ from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
 from transformers import BertTokenizerFast
 
-from kluebook.metrics.dp import uas_micro_f1
-from kluebook.models.dp import (
+from kluebook.tasks.dp import synthetic as synthetic_dp
+from kluebook.tasks.dp.data import DEPRELS, POS_TAGS
+from kluebook.tasks.dp.metric import uas_micro_f1
+from kluebook.tasks.dp.parser import (
     IGNORE_INDEX,
     POS_PAD_ID,
     DependencyParser,
     collate,
-    encode_sentence,
+    encode_parser_input,
 )
-from kluebook.synthetic import dp as synthetic_dp
-from kluebook.tasks.dp import DEPRELS, POS_TAGS
 
 SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 
@@ -68,7 +68,7 @@ def test_eojeols_point_at_their_first_and_last_subwords(tokenizer):
         "heads": [3, 3, 0],
         "deprels": ["NP_SBJ", "NP_OBJ", "VP"],
     }
-    features = encode_sentence(tokenizer, record)
+    features = encode_parser_input(tokenizer, record)
     tokens = tokenizer.convert_ids_to_tokens(features["input_ids"])
     assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
     for word, first, last in zip(
@@ -86,13 +86,13 @@ def test_eojeols_point_at_their_first_and_last_subwords(tokenizer):
 
 def test_eojeols_cut_by_max_length_point_at_sep(tokenizer, records):
     record = max(records, key=lambda r: len(r["word_forms"]))
-    features = encode_sentence(tokenizer, record, max_length=4)
+    features = encode_parser_input(tokenizer, record, max_length=4)
     assert len(features["input_ids"]) == 4
     assert features["first_subword"][-1] == features["last_subword"][-1] == 3
 
 
 def test_collate_pads_words_with_ignored_targets(tokenizer, records):
-    features = [encode_sentence(tokenizer, r) for r in records[:4]]
+    features = [encode_parser_input(tokenizer, r) for r in records[:4]]
     batch = collate(features, tokenizer.pad_token_id)
     sizes = [len(r["heads"]) for r in records[:4]]
     assert batch["heads"].shape == (4, max(sizes))
@@ -113,7 +113,9 @@ def test_official_sizes_are_the_defaults(tokenizer):
 
 def test_forward_and_backward(tokenizer, records):
     parser = tiny_parser(tokenizer, **SMALL)
-    batch = collate([encode_sentence(tokenizer, r) for r in records[:4]], tokenizer.pad_token_id)
+    batch = collate(
+        [encode_parser_input(tokenizer, r) for r in records[:4]], tokenizer.pad_token_id
+    )
     output = parser(**batch)
     words = batch["heads"].size(1)
     assert output.arc_scores.shape == (4, words, words + 1)
@@ -126,7 +128,9 @@ def test_forward_and_backward(tokenizer, records):
 
 def test_a_few_steps_on_one_batch_reduce_the_loss(tokenizer, records):
     parser = tiny_parser(tokenizer, **SMALL)
-    batch = collate([encode_sentence(tokenizer, r) for r in records[:8]], tokenizer.pad_token_id)
+    batch = collate(
+        [encode_parser_input(tokenizer, r) for r in records[:8]], tokenizer.pad_token_id
+    )
     optimizer = torch.optim.Adam(parser.parameters(), lr=1e-2)
     losses = []
     for _ in range(40):
@@ -146,6 +150,8 @@ def test_a_few_steps_on_one_batch_reduce_the_loss(tokenizer, records):
 
 def test_padded_head_candidates_are_never_predicted(tokenizer, records):
     parser = tiny_parser(tokenizer, **SMALL).eval()
-    batch = collate([encode_sentence(tokenizer, r) for r in records[:6]], tokenizer.pad_token_id)
+    batch = collate(
+        [encode_parser_input(tokenizer, r) for r in records[:6]], tokenizer.pad_token_id
+    )
     for (heads, _), size in zip(parser.predict(batch), batch["word_mask"].sum(dim=1), strict=True):
         assert all(0 <= head <= size for head in heads)

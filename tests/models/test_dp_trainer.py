@@ -6,18 +6,19 @@ from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
 from transformers import BertTokenizerFast, EvalPrediction
 
-from kluebook.metrics.dp import dp_scores
-from kluebook.models.dp import (
+from kluebook.recipes import Recipe
+from kluebook.tasks.dp import synthetic as synthetic_dp
+from kluebook.tasks.dp.metric import dp_scores
+from kluebook.tasks.dp.parser import (
     DEPREL_IDS,
     IGNORE_INDEX,
     DependencyParser,
+    ParserTrainer,
     decode_predictions,
-    encode_sentence,
-    fine_tune_parser,
+    encode_parser_input,
     parser_metrics,
 )
-from kluebook.synthetic import dp as synthetic_dp
-from kluebook.training import Recipe
+from kluebook.training import fine_tune
 
 SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 P = IGNORE_INDEX
@@ -107,10 +108,18 @@ def test_the_parser_trains_on_the_trainer_and_predicts_every_dev_eojeol(records,
     )
 
     def encode(rows):
-        return datasets.Dataset.from_list([encode_sentence(tokenizer, r, 64) for r in rows])
+        return datasets.Dataset.from_list([encode_parser_input(tokenizer, r, 64) for r in rows])
 
-    result = fine_tune_parser(
-        parser, tokenizer, encode(records["train"]), encode(records["dev"]), recipe, 0, tmp_path
+    result = fine_tune(
+        parser,
+        tokenizer,
+        encode(records["train"]),
+        encode(records["dev"]),
+        parser_metrics,
+        recipe,
+        0,
+        tmp_path,
+        trainer_class=ParserTrainer,
     )
     assert set(result.best) >= {"step", "epoch", "uas", "las", "uas_micro_f1", "las_micro_f1"}
     predicted = decode_predictions(result.trainer.predict(encode(records["dev"])))

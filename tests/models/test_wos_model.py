@@ -4,9 +4,9 @@ from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers import BertTokenizerFast
 
-from kluebook.models import wos as trade
-from kluebook.synthetic import wos as synthetic_wos
-from kluebook.tasks.wos import slot_names, user_states
+from kluebook.tasks.wos import synthetic as synthetic_wos
+from kluebook.tasks.wos import trade as trade
+from kluebook.tasks.wos.data import slot_names, user_states
 
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 

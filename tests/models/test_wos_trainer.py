@@ -6,10 +6,11 @@ from conftest import tiny_encoder
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers import BertTokenizerFast
 
-from kluebook.models import wos as trade
-from kluebook.synthetic import wos as synthetic_wos
-from kluebook.tasks.wos import slot_names, user_states
-from kluebook.training import Recipe
+from kluebook.recipes import Recipe
+from kluebook.tasks.wos import synthetic as synthetic_wos
+from kluebook.tasks.wos import trade as trade
+from kluebook.tasks.wos.data import slot_names, user_states
+from kluebook.training import fine_tune
 
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 
@@ -89,15 +90,16 @@ def test_trainer_evaluation_decodes_greedily_and_scores_states(data, tokenizer, 
         selection_metric="slot_f1",
     )
     model = _model(tokenizer, slots)
-    result = trade.fine_tune(
+    result = fine_tune(
         model,
         tokenizer,
-        train,
-        dev,
+        trade.turn_dataset(train),
+        trade.turn_dataset(dev),
         trade.metrics_function(tokenizer, slots, gold),
         recipe,
         seed=0,
         output_dir=tmp_path,
+        trainer_class=trade.TradeTrainer,
     )
     assert result.best.keys() == {"step", "epoch", "joint_goal_accuracy", "slot_f1"}
     assert result.last["epoch"] == 1.0

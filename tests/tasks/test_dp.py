@@ -3,15 +3,15 @@ from collections import Counter
 import pytest
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import dp as synthetic_dp
-from kluebook.tasks import dp
+from kluebook.tasks.dp import data as dp
+from kluebook.tasks.dp import synthetic as synthetic_dp
 
 DEV = "klue-dp-v1.1/klue-dp-v1.1_dev.tsv"
 
 
 @pytest.fixture(scope="module")
-def real_dev(klue_data):
-    return dp.read_official(klue_data / DEV)
+def real_dev(klue_file):
+    return dp.read_official(klue_file(DEV))
 
 
 def test_reads_the_real_dev_file(real_dev):
@@ -29,9 +29,9 @@ def test_real_dev_gold_as_prediction_scores_100(real_dev):
     assert scores == {"uas": 100.0, "las": 100.0, "uas_micro_f1": 100.0, "las_micro_f1": 100.0}
 
 
-def test_real_dev_is_written_back_byte_for_byte(real_dev, klue_data, tmp_path):
+def test_real_dev_is_written_back_byte_for_byte(real_dev, klue_file, tmp_path):
     dp.write_official(real_dev, tmp_path / "dev.tsv")
-    assert (tmp_path / "dev.tsv").read_bytes() == (klue_data / DEV).read_bytes()
+    assert (tmp_path / "dev.tsv").read_bytes() == (klue_file(DEV)).read_bytes()
 
 
 def test_generated_data_round_trips_through_the_official_format(tmp_path):

@@ -3,8 +3,8 @@ import json
 import pytest
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import mrc as synthetic_mrc
-from kluebook.tasks import mrc
+from kluebook.tasks.mrc import data as mrc
+from kluebook.tasks.mrc import synthetic as synthetic_mrc
 
 
 def _gold_predictions(records: list[dict]) -> dict[str, dict]:

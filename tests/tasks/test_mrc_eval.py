@@ -5,8 +5,8 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers import BertTokenizerFast, EvalPrediction
 
-from kluebook import qa
-from kluebook.synthetic import mrc as synthetic_mrc
+from kluebook.tasks.mrc import qa
+from kluebook.tasks.mrc import synthetic as synthetic_mrc
 
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from transformers import BertTokenizerFast
 
-from kluebook import qa
+from kluebook.tasks.mrc import qa
 
 VOCAB = [
     "[PAD]",
@@ -134,7 +134,7 @@ def test_a_stride_larger_than_a_window_is_an_error(tokenizer):
 def test_gold_logits_on_generated_data_give_the_gold_spans():
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    from kluebook.synthetic import mrc as synthetic_mrc
+    from kluebook.tasks.mrc import synthetic as synthetic_mrc
 
     records = synthetic_mrc.generate(seed=0, train_paragraphs=10, dev_paragraphs=10)["dev"]
     word_pieces = Tokenizer(models.WordPiece(unk_token="[UNK]"))

@@ -3,15 +3,15 @@ from collections import Counter
 import pytest
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import ner as synthetic_ner
-from kluebook.tasks import ner
+from kluebook.tasks.ner import data as ner
+from kluebook.tasks.ner import synthetic as synthetic_ner
 
 DEV = "klue-ner-v1.1/klue-ner-v1.1_dev.tsv"
 
 
 @pytest.fixture(scope="module")
-def real_dev(klue_data):
-    return ner.read_official(klue_data / DEV)
+def real_dev(klue_file):
+    return ner.read_official(klue_file(DEV))
 
 
 def test_reads_the_real_dev_file(real_dev):
@@ -32,9 +32,9 @@ def test_real_dev_gold_as_prediction_scores_100(real_dev):
     }
 
 
-def test_real_dev_is_written_back_byte_for_byte(real_dev, klue_data, tmp_path):
+def test_real_dev_is_written_back_byte_for_byte(real_dev, klue_file, tmp_path):
     ner.write_official(real_dev, tmp_path / "dev.tsv")
-    assert (tmp_path / "dev.tsv").read_bytes() == (klue_data / DEV).read_bytes()
+    assert (tmp_path / "dev.tsv").read_bytes() == (klue_file(DEV)).read_bytes()
     assert all(ner.markup(r["chars"], r["tags"]) == r["sentence"] for r in real_dev)
 
 

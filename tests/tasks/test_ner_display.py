@@ -1,4 +1,4 @@
-from kluebook.tasks import ner
+from kluebook.tasks.ner import data as ner
 
 
 def test_entity_spans_follow_strict_iob2():

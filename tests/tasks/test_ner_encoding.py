@@ -3,7 +3,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processor
 from transformers import BertTokenizerFast
 
 from kluebook.errors import KluebookError
-from kluebook.tasks import ner
+from kluebook.tasks.ner import data as ner
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -41,7 +41,7 @@ def test_subwords_take_the_tag_of_their_first_character_and_project_back():
     tokenizer = wordpiece_tokenizer(["김", "##철수", "##가", "왔", "##다", "."])
     chars = list("김철수가 왔다.")
     tags = ["B-PS", "I-PS", "I-PS", "O", "O", "O", "O", "O"]
-    encoded = ner.encode_sentence(tokenizer, chars, tags, max_length=32)
+    encoded = ner.encode_tagged_sentence(tokenizer, chars, tags, max_length=32)
     # [CLS] 김 ##철수 ##가 왔 ##다 . [SEP]
     assert encoded["char_spans"] == [(0, 1), (1, 3), (3, 4), (5, 6), (6, 7), (7, 8)]
     ids = ner.TAG_IDS
@@ -59,7 +59,7 @@ def test_an_unk_subword_covers_exactly_the_characters_it_replaced():
     tokenizer = wordpiece_tokenizer(["김", "##철", "##수", "왔", "##다", "철"])
     chars = list("뷁철 김철수 왔다")
     tags = ["B-PS", "I-PS", "O", "B-PS", "I-PS", "I-PS", "O", "O", "O"]
-    encoded = ner.encode_sentence(tokenizer, chars, tags, max_length=32)
+    encoded = ner.encode_tagged_sentence(tokenizer, chars, tags, max_length=32)
     tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"])
     assert tokens[:3] == ["[CLS]", "[UNK]", "김"]
     assert encoded["char_spans"][0] == (0, 2)
@@ -72,18 +72,20 @@ def test_subwords_beyond_max_length_are_cut_and_their_characters_predicted_o():
     tokenizer = wordpiece_tokenizer(["김", "##철", "##수", "왔", "##다"])
     chars = list("김철수 왔다")
     tags = ["B-PS", "I-PS", "I-PS", "O", "O", "O"]
-    encoded = ner.encode_sentence(tokenizer, chars, tags, max_length=4)
+    encoded = ner.encode_tagged_sentence(tokenizer, chars, tags, max_length=4)
     assert len(encoded["input_ids"]) == len(encoded["labels"]) == 4
     projected = ner.project_to_characters(chars, encoded["char_spans"], ["B-PS", "I-PS"])
     assert projected == ["B-PS", "I-PS", "O", "O", "O", "O"]
 
 
-def test_gold_tags_survive_encoding_and_projection_on_the_real_dev(klue_data):
-    records = ner.read_official(klue_data / "klue-ner-v1.1/klue-ner-v1.1_dev.tsv")
+def test_gold_tags_survive_encoding_and_projection_on_the_real_dev(klue_file):
+    records = ner.read_official(klue_file("klue-ner-v1.1/klue-ner-v1.1_dev.tsv"))
     tokenizer = char_level_tokenizer(["".join(r["chars"]) for r in records])
     mismatches = 0
     for record in records:
-        encoded = ner.encode_sentence(tokenizer, record["chars"], record["tags"], max_length=510)
+        encoded = ner.encode_tagged_sentence(
+            tokenizer, record["chars"], record["tags"], max_length=510
+        )
         subword_tags = [ner.TAGS[label] for label in encoded["labels"][1:-1]]
         projected = ner.project_to_characters(record["chars"], encoded["char_spans"], subword_tags)
         pairs = zip(record["chars"], record["tags"], projected, strict=True)
@@ -96,4 +98,4 @@ def test_a_slow_tokenizer_is_refused():
         is_fast = False
 
     with pytest.raises(KluebookError, match="fast tokenizer"):
-        ner.encode_sentence(Slow(), ["가"], ["O"], max_length=8)
+        ner.encode_tagged_sentence(Slow(), ["가"], ["O"], max_length=8)

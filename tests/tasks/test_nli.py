@@ -6,25 +6,25 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import nli as synthetic_nli
-from kluebook.tasks import nli
+from kluebook.tasks.nli import data as nli
+from kluebook.tasks.nli import synthetic as synthetic_nli
 
 
-def test_reads_real_dev(klue_data):
-    dev = nli.read_official(klue_data / "klue-nli-v1.1/klue-nli-v1.1_dev.json")
+def test_reads_real_dev(klue_file):
+    dev = nli.read_official(klue_file("klue-nli-v1.1/klue-nli-v1.1_dev.json"))
     assert len(dev) == 3_000
     assert Counter(r["gold_label"] for r in dev) == {label: 1_000 for label in nli.LABELS}
     assert Counter(r["source"] for r in dev)["airbnb"] == 600
 
 
-def test_real_train_genre_is_read_as_source(klue_data):
-    train = nli.read_official(klue_data / "klue-nli-v1.1/klue-nli-v1.1_train.json")
+def test_real_train_genre_is_read_as_source(klue_file):
+    train = nli.read_official(klue_file("klue-nli-v1.1/klue-nli-v1.1_train.json"))
     assert len(train) == 24_998
     assert {r["source"] for r in train} == set(nli.SOURCES)
 
 
-def test_gold_as_prediction_scores_100_on_real_dev(klue_data):
-    dev = nli.read_official(klue_data / "klue-nli-v1.1/klue-nli-v1.1_dev.json")
+def test_gold_as_prediction_scores_100_on_real_dev(klue_file):
+    dev = nli.read_official(klue_file("klue-nli-v1.1/klue-nli-v1.1_dev.json"))
     predictions = {r["guid"]: {"label": r["gold_label"]} for r in dev}
     assert nli.score(dev, predictions) == {"accuracy": pytest.approx(100.0)}
 

@@ -7,13 +7,13 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 from transformers import BertTokenizerFast
 
 from kluebook.errors import KluebookError
-from kluebook.metrics.re import micro_f1
-from kluebook.synthetic import re as synthetic_re
-from kluebook.tasks import re
+from kluebook.tasks.re import data as re
+from kluebook.tasks.re import synthetic as synthetic_re
+from kluebook.tasks.re.metric import micro_f1
 
 
-def test_relations_constant_equals_the_real_relation_list(klue_data):
-    assert re.read_relations(klue_data / "klue-re-v1.1/relation_list.json") == re.RELATIONS
+def test_relations_constant_equals_the_real_relation_list(klue_file):
+    assert re.read_relations(klue_file("klue-re-v1.1/relation_list.json")) == re.RELATIONS
     assert len(re.RELATIONS) == 30 and re.RELATIONS[0] == "no_relation"
 
 

@@ -4,27 +4,27 @@ import pytest
 from scipy.stats import pearsonr
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import sts as synthetic_sts
-from kluebook.tasks import sts
+from kluebook.tasks.sts import data as sts
+from kluebook.tasks.sts import synthetic as synthetic_sts
 
 
-def test_reads_real_dev(klue_data):
-    dev = sts.read_official(klue_data / "klue-sts-v1.1/klue-sts-v1.1_dev.json")
+def test_reads_real_dev(klue_file):
+    dev = sts.read_official(klue_file("klue-sts-v1.1/klue-sts-v1.1_dev.json"))
     assert len(dev) == 519
     assert {r["source"] for r in dev} == set(sts.SOURCES)
     assert sum(r["labels"]["binary-label"] for r in dev) == 220
     assert all(r["labels"]["binary-label"] == (r["labels"]["real-label"] >= 3.0) for r in dev)
 
 
-def test_reads_the_reduced_real_train_file(klue_data):
-    train = sts.read_official(klue_data / "klue-sts-v1.1/klue-sts-v1.1_train.partial.json")
+def test_reads_the_reduced_real_train_file(klue_file):
+    train = sts.read_official(klue_file("klue-sts-v1.1/klue-sts-v1.1_train.partial.json"))
     assert len(train) == 11_668
     assert all(r["source"] is None and "real-label" not in r["labels"] for r in train)
     assert sts.target(train[0]) == train[0]["labels"]["label"]
 
 
-def test_gold_as_prediction_scores_100_on_real_dev(klue_data):
-    dev = sts.read_official(klue_data / "klue-sts-v1.1/klue-sts-v1.1_dev.json")
+def test_gold_as_prediction_scores_100_on_real_dev(klue_file):
+    dev = sts.read_official(klue_file("klue-sts-v1.1/klue-sts-v1.1_dev.json"))
     predictions = {r["guid"]: {"score": r["labels"]["real-label"]} for r in dev}
     assert sts.score(dev, predictions) == {
         "pearsonr": pytest.approx(100.0),

@@ -3,8 +3,8 @@ from itertools import pairwise
 import pytest
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import wos as synthetic_wos
-from kluebook.tasks import wos
+from kluebook.tasks.wos import data as wos
+from kluebook.tasks.wos import synthetic as synthetic_wos
 
 
 def _gold_predictions(records: list[dict]) -> dict:
@@ -16,8 +16,8 @@ def _gold_predictions(records: list[dict]) -> dict:
     return {wos.prediction_key(row): row for row in rows}
 
 
-def test_real_dev_sample_loads_and_scores_100_against_itself(klue_data):
-    records = wos.read_official(klue_data / "wos-v1.1/wos-v1.1_dev_sample_10.json")
+def test_real_dev_sample_loads_and_scores_100_against_itself(klue_file):
+    records = wos.read_official(klue_file("wos-v1.1/wos-v1.1_dev_sample_10.json"))
     assert len(records) == 10
     keys = wos.gold_keys(records)
     assert len(keys) == len(set(keys)) == sum(len(wos.user_states(r)) for r in records)
@@ -28,18 +28,18 @@ def test_real_dev_sample_loads_and_scores_100_against_itself(klue_data):
     }
 
 
-def test_real_ontology_has_45_slots_and_dev_values_outside_it(klue_data):
-    ontology = wos.read_ontology(klue_data / "wos-v1.1/ontology.json")
+def test_real_ontology_has_45_slots_and_dev_values_outside_it(klue_file):
+    ontology = wos.read_ontology(klue_file("wos-v1.1/ontology.json"))
     assert len(ontology) == 45
     assert all(values[:2] == ["none", "dontcare"] for values in ontology.values())
-    records = wos.read_official(klue_data / "wos-v1.1/wos-v1.1_dev_sample_10.json")
+    records = wos.read_official(klue_file("wos-v1.1/wos-v1.1_dev_sample_10.json"))
     assert set(wos.slot_names(records)) <= set(ontology)
     values = {wos.split_state_item(item) for r in records for s in wos.user_states(r) for item in s}
     assert any(value not in ontology[slot] for slot, value in values)
 
 
-def test_generated_ontology_is_its_own(klue_data):
-    real = wos.read_ontology(klue_data / "wos-v1.1/ontology.json")
+def test_generated_ontology_is_its_own(klue_file):
+    real = wos.read_ontology(klue_file("wos-v1.1/ontology.json"))
     assert not set(synthetic_wos.ontology()) & set(real)
 
 

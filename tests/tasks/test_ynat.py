@@ -1,13 +1,17 @@
 import pytest
 
 from kluebook.errors import KluebookError
-from kluebook.synthetic import ynat as synthetic_ynat
-from kluebook.tasks import ynat
+from kluebook.tasks.ynat import data as ynat
+from kluebook.tasks.ynat import synthetic as synthetic_ynat
 
 
-def test_reads_real_train_and_dev(klue_data):
-    train = ynat.read_official(klue_data / "ynat-v1.1/ynat-v1.1_train.partial.json")
-    dev = ynat.read_official(klue_data / "ynat-v1.1/ynat-v1.1_dev.partial.json")
+def test_reads_real_train_and_dev(klue_file):
+    train = ynat.read_official(
+        klue_file("ynat-v1.1/ynat-v1.1_train.json", "ynat-v1.1/ynat-v1.1_train.partial.json")
+    )
+    dev = ynat.read_official(
+        klue_file("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json")
+    )
     assert (len(train), len(dev)) == (45_678, 9_107)
     assert {r["label"] for r in dev} == set(ynat.LABELS)
 

@@ -1,22 +1,27 @@
-"""The task registry (configs/tasks.yaml) and the task modules it points to.
+"""The task registry, discovered from the task folders.
 
-A task module (`kluebook.tasks.<name>`) holds everything specific to one task's data:
-- `read_official(path) -> list[dict]`: an official file's records, validated, in official shape;
-- `write_official(records, path)`: the inverse, used for the generated smoke data;
-- `from_hub(rows) -> list[dict]`: Hugging Face `klue/klue` rows converted to the official shape;
-- `gold_keys(records)` and `prediction_key(row)`: how prediction lines match gold examples;
-- `score(records, predictions) -> dict`: the official metrics of a predictions file.
+Every folder here (and in each folder named by `KLUEBOOK_TASKS_PATH`, `:`-separated) that holds a
+`task.yaml` is a task, named after the folder. Its package offers the interface the shared code
+uses (`read_official`, `write_official`, `from_hub`, `gold_keys`, `prediction_key`, `score`,
+`generate`); `README.md` beside this file explains the layout and how to add a task.
 """
 
 import importlib
+import importlib.util
+import os
+import sys
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 import yaml
 
 from kluebook.errors import KluebookError
-from kluebook.paths import CONFIGS, ROOT
+from kluebook.paths import NOTEBOOKS
+
+BUILT_IN = Path(__file__).parent
+EXTRA_TASKS_VARIABLE = "KLUEBOOK_TASKS_PATH"
 
 
 @dataclass(frozen=True)
@@ -27,61 +32,106 @@ class Metric:
 
 @dataclass(frozen=True)
 class Task:
+    """One registered task: its folder, its registry entry and its package."""
+
     name: str
+    folder: Path
     title: str
+    predicts: str
+    order: int
     version: int
     hub_config: str
-    notebook: str
     files: dict[str, str]
     metrics: tuple[Metric, ...]
     selection_metric: str
     recipe: dict
     smoke_recipe: dict
+    smoke_floor: dict
+    predictions: dict
 
     @property
     def module(self) -> ModuleType:
-        """The task module with this task's file formats and scoring."""
-        return importlib.import_module(f"kluebook.tasks.{self.name}")
+        """The task's package, with its file formats, scoring and smoke-data generator."""
+        if self.folder.parent == BUILT_IN:
+            return importlib.import_module(f"kluebook.tasks.{self.name}")
+        return _import_folder(self.name, self.folder)
 
     @property
-    def notebook_path(self):
-        return ROOT / self.notebook
+    def notebook_path(self) -> Path:
+        """`notebook.ipynb` in the task folder if there is one, else notebooks/<name>.ipynb."""
+        own = self.folder / "notebook.ipynb"
+        return own if own.exists() else NOTEBOOKS / f"{self.name}.ipynb"
 
-    def recipe_for(self, model: str, size: str) -> dict:
-        """The official recipe (SPEC §12) for a checkpoint, defaults filled in."""
-        recipe = dict(_registry()["recipe_defaults"])
-        recipe["selection_metric"] = self.selection_metric
-        recipe.update(self.recipe.get("base", {}))
-        if size == "large":
-            recipe.update(self.recipe.get("large", {}))
-        recipe.update(self.recipe.get("models", {}).get(model, {}))
-        return recipe
+    @property
+    def card_path(self) -> Path:
+        return self.folder / "README.md"
 
 
-@cache
-def _registry() -> dict:
-    with open(CONFIGS / "tasks.yaml", encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+def _import_folder(name: str, folder: Path) -> ModuleType:
+    """Import a task package that lives outside kluebook (found through KLUEBOOK_TASKS_PATH)."""
+    module_name = f"kluebook_extra_tasks.{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(
+        module_name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-@cache
-def all_tasks() -> dict[str, Task]:
-    """Every registered task, in registry order."""
-    tasks = {}
-    for name, entry in _registry()["tasks"].items():
-        tasks[name] = Task(
-            name=name,
+def task_folders() -> list[Path]:
+    """The built-in task folders, then those under each KLUEBOOK_TASKS_PATH entry."""
+    roots = [BUILT_IN]
+    roots += [Path(p) for p in os.environ.get(EXTRA_TASKS_VARIABLE, "").split(os.pathsep) if p]
+    return [folder for root in roots for folder in sorted(root.iterdir()) if _is_task(folder)]
+
+
+def _is_task(folder: Path) -> bool:
+    return folder.is_dir() and (folder / "task.yaml").is_file()
+
+
+def load_task(folder: Path) -> Task:
+    """The task of one folder, from its task.yaml."""
+    with open(folder / "task.yaml", encoding="utf-8") as handle:
+        entry = yaml.safe_load(handle)
+    try:
+        return Task(
+            name=folder.name,
+            folder=folder,
             title=entry["title"],
+            predicts=entry["predicts"],
+            order=entry.get("order", 1000),
             version=entry["version"],
-            hub_config=entry["hub_config"],
-            notebook=entry["notebook"],
+            hub_config=entry.get("hub_config", folder.name),
             files=dict(entry["files"]),
             metrics=tuple(Metric(**m) for m in entry["metrics"]),
             selection_metric=entry["selection_metric"],
             recipe=entry.get("recipe", {}),
             smoke_recipe=entry.get("smoke", {}),
+            smoke_floor=entry["smoke_floor"],
+            predictions=entry["predictions"],
         )
-    return tasks
+    except (KeyError, TypeError) as error:
+        raise KluebookError(
+            f"{folder / 'task.yaml'}: missing or malformed field {error}"
+        ) from error
+
+
+@cache
+def _all_tasks(search_path: str) -> dict[str, Task]:
+    tasks = {}
+    for folder in task_folders():
+        if folder.name in tasks:
+            raise KluebookError(f"two tasks are called {folder.name!r}: {folder}")
+        tasks[folder.name] = load_task(folder)
+    return dict(sorted(tasks.items(), key=lambda item: (item[1].order, item[0])))
+
+
+def all_tasks() -> dict[str, Task]:
+    """Every registered task, in the order of the KLUE tables (added tasks after them)."""
+    return _all_tasks(os.environ.get(EXTRA_TASKS_VARIABLE, ""))
 
 
 def get_task(name: str) -> Task:

@@ -1,0 +1,47 @@
+"""KLUE's TSV layout of sentence blocks, read by the token-level tasks' file readers."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from kluebook.errors import KluebookError
+
+
+def read_sentence_blocks(
+    path: str | Path, columns: str, task: str
+) -> Iterator[tuple[str, str, list[tuple[int, str]]]]:
+    """(guid, sentence, [(line number, line)]) of each sentence of a KLUE TSV file.
+
+    The file starts with 5 `##` header lines, the last naming the `columns`; each sentence is a
+    line `## <guid><TAB><sentence>` followed by its item lines; a blank line ends it.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise KluebookError(f"cannot read {path}: {error}") from error
+    if len(lines) < 5 or not all(line.startswith("##") for line in lines[:5]):
+        raise KluebookError(f"{path}: not a {task} file (expected 5 '##' header lines)")
+    if not lines[4].endswith(columns):
+        raise KluebookError(f"{path}: not a {task} file (header does not name {columns!r})")
+    seen = set()
+    numbered = [*enumerate(lines[5:], start=6), (len(lines) + 1, "")]
+    block: list[tuple[int, str]] = []
+    for number, line in numbered:
+        if line:
+            block.append((number, line))
+            continue
+        if not block:
+            continue
+        first, header = block[0]
+        guid, tab, sentence = header[3:].partition("\t")
+        if not header.startswith("## ") or not tab or not guid:
+            raise KluebookError(
+                f"{path}:{first}: expected '## <guid><TAB><sentence>', got {header!r}"
+            )
+        if guid in seen:
+            raise KluebookError(f"{path}:{first}: duplicate guid {guid}")
+        if len(block) == 1:
+            raise KluebookError(f"{path}:{first}: {guid}: sentence without items")
+        seen.add(guid)
+        yield guid, sentence, block[1:]
+        block = []

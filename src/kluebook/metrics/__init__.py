@@ -1,1 +1,0 @@
-"""The official KLUE metrics, one module per task, all on the 0-100 scale."""

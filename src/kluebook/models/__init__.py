@@ -1,1 +1,0 @@
-"""Task-specific model architectures that transformers does not ship."""

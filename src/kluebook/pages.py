@@ -1,0 +1,91 @@
+"""Book pages generated from the task registry, so that a new task folder shows up in the book
+without a page being edited: the task table, the prediction-file formats, and one methods page
+per task (its card, then its recipe and smoke settings read from its task.yaml)."""
+
+from pathlib import Path
+
+from kluebook.json_files import write_text_atomic
+from kluebook.paths import GENERATED
+from kluebook.recipes import SMOKE_RECIPE, official_recipe
+from kluebook.tasks import Task, all_tasks
+
+# A checkpoint of each recipe size, to show the base and the large recipe side by side.
+RECIPE_COLUMNS = {"base": "klue/roberta-base", "large": "klue/roberta-large"}
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def tasks_table(tasks: list[Task]) -> str:
+    """One row per task: what is predicted, its official metrics and its methods page."""
+    rows = [
+        [
+            task.title,
+            task.predicts,
+            "; ".join(m.label for m in task.metrics),
+            f"{{ref}}`methods <methods-{task.name}>`",
+        ]
+        for task in tasks
+    ]
+    return _table(["task", "what is predicted", "official metrics", "how"], rows)
+
+
+def prediction_formats(tasks: list[Task]) -> str:
+    """One row per task: a line of its predictions file for `kluebook score`."""
+    rows = [
+        [f"`{task.name}`", f"`{task.predictions['line']}`", task.predictions["note"]]
+        for task in tasks
+    ]
+    return _table(["task", "one line of the predictions file", "note"], rows)
+
+
+def recipe_table(task: Task) -> str:
+    """The official recipe for base and large checkpoints, and what the smoke profile uses."""
+    recipes = {size: official_recipe(task, model) for size, model in RECIPE_COLUMNS.items()}
+    smoke = {**recipes["base"], **SMOKE_RECIPE, **task.smoke_recipe}
+    keys = list(recipes["base"])
+    per_model = task.recipe.get("models", {})
+    rows = [[f"`{key}`", *(str(r[key]) for r in recipes.values()), str(smoke[key])] for key in keys]
+    text = _table(["parameter", "base checkpoints", "klue/roberta-large", "smoke profile"], rows)
+    for model, values in per_model.items():
+        changes = ", ".join(f"`{k}` {v}" for k, v in values.items())
+        text += f"\nFor `{model}` alone: {changes}.\n"
+    return text
+
+
+def methods_page(task: Task) -> str:
+    """The task's card, followed by its recipe, smoke settings and registry facts."""
+    card = task.card_path.read_text(encoding="utf-8").strip()
+    floor = task.smoke_floor
+    files = ", ".join(f"`{path}`" for path in task.files.values())
+    return (
+        f"(methods-{task.name})=\n{card}\n\n"
+        "## Recipe\n\n"
+        "The official fine-tuning recipe, from this task's `task.yaml`. The smoke profile's "
+        "values are for the tiny randomly initialised stand-in, which needs a higher learning "
+        "rate and more epochs than a pretrained checkpoint.\n\n"
+        f"{recipe_table(task)}\n"
+        "## Registry facts\n\n"
+        f"- Task version: {task.version} (bumped on every change that alters its numbers).\n"
+        f"- Files in the official layout: {files}.\n"
+        f"- Checkpoint selection: the best dev `{task.selection_metric}`.\n"
+        f"- Smoke floor checked by the end-to-end test: `{floor['metric']}` above "
+        f"{floor['value']} ({floor['why']}).\n"
+    )
+
+
+def write_pages(out_dir: Path = GENERATED) -> list[Path]:
+    """Write the registry pages of the book; return their paths."""
+    tasks = list(all_tasks().values())
+    pages = {
+        out_dir / "tasks_table.md": tasks_table(tasks),
+        out_dir / "prediction_formats.md": prediction_formats(tasks),
+    }
+    for task in tasks:
+        pages[out_dir / "methods" / f"{task.name}.md"] = methods_page(task)
+    for path, text in pages.items():
+        write_text_atomic(path, text)
+    return list(pages)

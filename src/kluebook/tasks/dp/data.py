@@ -1,0 +1,148 @@
+"""DP: eojeol-level dependency parsing with gold POS tags as input (see README.md here).
+
+A record is {guid, sentence, word_forms, lemmas, pos, heads, deprels}, one list entry per eojeol:
+`lemmas` are space-separated morphemes, `pos` their `+`-joined tags, `heads` 1-based head
+indices (0 = root). The official TSV has no guid field; the guid is the text after `## ` on the
+sentence's header line, up to the tab.
+"""
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from kluebook.errors import KluebookError
+from kluebook.json_files import write_text_atomic
+from kluebook.klue_tsv import read_sentence_blocks
+
+from .metric import DEPRELS, dp_scores
+
+__all__ = ["DEPRELS", "POS_TAGS"]
+
+# The baseline's POS feature list; the parser uses the last tag of each eojeol.
+POS_TAGS = (
+    *("NNG", "NNP", "NNB", "NP", "NR", "VV", "VA", "VX", "VCP", "VCN", "MMA", "MMD", "MMN"),
+    *("MAG", "MAJ", "JC", "IC", "JKS", "JKC", "JKG", "JKO", "JKB", "JKV", "JKQ", "JX", "EP"),
+    *("EF", "EC", "ETN", "ETM", "XPN", "XSN", "XSV", "XSA", "XR", "SF", "SP", "SS", "SE", "SO"),
+    *("SL", "SH", "SW", "SN", "NA"),
+)
+HEADER = (
+    "## 토큰, 레이블 구분자 : \\t",
+    "## 토큰 구분자 : \\n",
+    "## 문장 구분자 : \\n\\n",
+    "## 주석 : ##",
+    "## 칼럼명 : INDEX\tWORD_FORM\tLEMMA\tPOS\tHEAD\tDEPREL",
+)
+COLUMNS = HEADER[-1].removeprefix("## 칼럼명 : ")
+
+
+def read_official(path: str | Path) -> list[dict]:
+    """Records of an official DP TSV file (one 6-column line per eojeol)."""
+    records = []
+    for guid, sentence, items in read_sentence_blocks(path, COLUMNS, "DP"):
+        columns: dict[str, list] = {
+            "word_forms": [],
+            "lemmas": [],
+            "pos": [],
+            "heads": [],
+            "deprels": [],
+        }
+        for position, (number, line) in enumerate(items, start=1):
+            fields = line.split("\t")
+            where = f"{path}:{number}: {guid}"
+            if len(fields) != 6:
+                raise KluebookError(f"{where}: expected 6 tab-separated columns, got {line!r}")
+            index, word_form, lemma, pos, head, deprel = fields
+            if index != str(position):
+                raise KluebookError(f"{where}: expected eojeol index {position}, got {index!r}")
+            if not head.isdigit() or int(head) > len(items):
+                raise KluebookError(f"{where}: head {head!r} is not an eojeol index or 0")
+            if deprel not in DEPRELS:
+                raise KluebookError(f"{where}: unknown dependency label {deprel!r}")
+            columns["word_forms"].append(word_form)
+            columns["lemmas"].append(lemma)
+            columns["pos"].append(pos)
+            columns["heads"].append(int(head))
+            columns["deprels"].append(deprel)
+        records.append({"guid": guid, "sentence": sentence, **columns})
+    return records
+
+
+def write_official(records: Iterable[dict], path: str | Path) -> None:
+    """Write records as an official DP TSV file."""
+    lines = list(HEADER)
+    for record in records:
+        lines.append(f"## {record['guid']}\t{record['sentence']}")
+        columns = zip(
+            record["word_forms"],
+            record["lemmas"],
+            record["pos"],
+            record["heads"],
+            record["deprels"],
+            strict=True,
+        )
+        for index, (word_form, lemma, pos, head, deprel) in enumerate(columns, start=1):
+            lines.append(f"{index}\t{word_form}\t{lemma}\t{pos}\t{head}\t{deprel}")
+        lines.append("")
+    write_text_atomic(path, "\n".join(lines) + "\n")
+
+
+def from_hub(rows: Iterable[dict]) -> list[dict]:
+    """Hub rows (column lists `word_form`, `lemma`, `pos`, `head`, `deprel`) as records.
+
+    Hub rows have no guid: a row's guid is its position in the split, `dp-hub-00000`.
+    """
+    return [
+        {
+            "guid": f"dp-hub-{position:05d}",
+            "sentence": row["sentence"],
+            "word_forms": list(row["word_form"]),
+            "lemmas": list(row["lemma"]),
+            "pos": list(row["pos"]),
+            "heads": [int(head) for head in row["head"]],
+            "deprels": list(row["deprel"]),
+        }
+        for position, row in enumerate(rows)
+    ]
+
+
+def gold_keys(records: list[dict]) -> list[str]:
+    return [r["guid"] for r in records]
+
+
+def prediction_key(row: dict) -> str:
+    return row["guid"]
+
+
+def _checked_prediction(record: dict, prediction: dict) -> tuple[list[int], list[str]]:
+    guid, size = record["guid"], len(record["heads"])
+    heads, deprels = prediction.get("heads"), prediction.get("deprels")
+    for name, values in (("heads", heads), ("deprels", deprels)):
+        if not isinstance(values, list) or len(values) != size:
+            got = len(values) if isinstance(values, list) else repr(values)
+            raise KluebookError(f"{guid}: expected {size} {name} (one per eojeol), got {got}")
+    for head in heads:
+        if type(head) is not int or not 0 <= head <= size:
+            raise KluebookError(f"{guid}: head {head!r} is not an eojeol index (1-{size}) or 0")
+    for deprel in deprels:
+        if deprel not in DEPRELS:
+            raise KluebookError(f"{guid}: unknown dependency label {deprel!r}")
+    return heads, deprels
+
+
+def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+    """Official UAS/LAS macro F1 (and the baseline's micro variants) over all eojeols."""
+    gold_heads, pred_heads, gold_deprels, pred_deprels = [], [], [], []
+    for record in records:
+        heads, deprels = _checked_prediction(record, predictions[record["guid"]])
+        gold_heads += record["heads"]
+        gold_deprels += record["deprels"]
+        pred_heads += heads
+        pred_deprels += deprels
+    return dp_scores(gold_heads, pred_heads, gold_deprels, pred_deprels)
+
+
+def gold_predictions(records: list[dict]) -> list[dict]:
+    """The prediction lines that reproduce the gold: a worked example of the file format."""
+    return [
+        {"guid": r["guid"], "heads": list(r["heads"]), "deprels": list(r["deprels"])}
+        for r in records
+    ]

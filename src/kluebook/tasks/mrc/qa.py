@@ -1,0 +1,353 @@
+"""Extractive QA for KLUE-MRC: sliding-window features and n-best span search (see README.md here).
+
+Follows the SQuAD v2 pipeline of transformers 3.5.1 that the baseline used:
+- the question is cut to 64 tokens; the context is cut into windows whose starts are `doc_stride`
+  (128) tokens apart, each encoded as `[CLS] question [SEP] window [SEP]` (the layout of the
+  BERT-style tokenizers of every KLUE checkpoint);
+- training uses the first gold answer; unanswerable questions and windows that do not hold the
+  whole answer point at the first token; questions whose answer is not at its `answer_start` are
+  dropped;
+- prediction takes the 20 best starts and ends per window, keeps spans inside the context, at most
+  30 tokens long and starting in their "max-context" window, and answers "" when the null score
+  (the lowest first-token start+end over windows) beats the best span by more than 0.
+
+Answer texts are cut from the context by character offsets, where 3.5.1 re-aligned wordpieces to
+whitespace words; the two agree except around [UNK] tokens and runs of whitespace (which the
+metric collapses anyway).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .data import gold_answers
+from .metric import mrc_scores
+
+QUESTION_MAX_TOKENS = 64
+DOC_STRIDE = 128
+N_BEST = 20
+MAX_ANSWER_TOKENS = 30
+NULL_SCORE_THRESHOLD = 0.0
+
+
+@dataclass(frozen=True)
+class Window:
+    """One window of one question: what is needed to map its logits back to context text."""
+
+    example_index: int
+    context_offset: int  # position of the window's first context token in the input
+    offsets: list[tuple[int, int]]  # character span of each context token of the window
+    max_context: list[bool]  # whether this window is the token's best-centred window
+
+
+def _window_starts(num_tokens: int, capacity: int, doc_stride: int) -> list[tuple[int, int]]:
+    """(start, length) of each window over `num_tokens` context tokens (at least one window)."""
+    if capacity < 1 or (capacity < num_tokens and capacity < doc_stride):
+        raise ValueError(
+            f"max_length leaves {capacity} context tokens per window, fewer than the stride "
+            f"{doc_stride}, and the context needs {num_tokens}"
+        )
+    windows = []
+    start = 0
+    while True:
+        length = min(capacity, num_tokens - start)
+        windows.append((start, length))
+        if start + length >= num_tokens:
+            return windows
+        start += doc_stride
+
+
+def _is_max_context(windows: list[tuple[int, int]], index: int, position: int) -> bool:
+    """Whether window `index` gives token `position` the most context on its shorter side.
+
+    Score = min(tokens left of it, tokens right of it) + 0.01 * window length; the first best wins.
+    """
+    best_score, best_index = None, None
+    for window_index, (start, length) in enumerate(windows):
+        end = start + length - 1
+        if not start <= position <= end:
+            continue
+        score = min(position - start, end - position) + 0.01 * length
+        if best_score is None or score > best_score:
+            best_score, best_index = score, window_index
+    return best_index == index
+
+
+def _encode(records: Sequence[dict], tokenizer, max_query_length: int):
+    questions = tokenizer(
+        [r["question"] for r in records],
+        add_special_tokens=False,
+        truncation=True,
+        max_length=max_query_length,
+    )["input_ids"]
+    contexts = tokenizer(
+        [r["context"] for r in records], add_special_tokens=False, return_offsets_mapping=True
+    )
+    return questions, contexts["input_ids"], contexts["offset_mapping"]
+
+
+def _inputs(tokenizer, question: list[int], window: list[int]) -> dict[str, list[int]]:
+    input_ids = [tokenizer.cls_token_id, *question, tokenizer.sep_token_id]
+    token_type_ids = [0] * len(input_ids)
+    input_ids += [*window, tokenizer.sep_token_id]
+    token_type_ids += [1] * (len(window) + 1)
+    return {
+        "input_ids": input_ids,
+        "token_type_ids": token_type_ids,
+        "attention_mask": [1] * len(input_ids),
+    }
+
+
+def _answer_token_span(offsets: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
+    """First and last context token overlapping the characters [start, end), or (-1, -1)."""
+    covering = [i for i, (s, e) in enumerate(offsets) if s < end and e > start]
+    return (covering[0], covering[-1]) if covering else (-1, -1)
+
+
+def train_features(
+    records: Sequence[dict],
+    tokenizer,
+    max_length: int,
+    doc_stride: int = DOC_STRIDE,
+    max_query_length: int = QUESTION_MAX_TOKENS,
+) -> dict[str, list]:
+    """Training windows (unpadded) with start/end positions; the first token means no answer."""
+    features: dict[str, list] = {
+        key: []
+        for key in (
+            "input_ids",
+            "token_type_ids",
+            "attention_mask",
+            "start_positions",
+            "end_positions",
+        )
+    }
+    questions, contexts, offset_lists = _encode(records, tokenizer, max_query_length)
+    for record, question, context, offsets in zip(
+        records, questions, contexts, offset_lists, strict=True
+    ):
+        answer_span = None
+        if not record["is_impossible"]:
+            if not record["answers"]:
+                continue
+            answer = record["answers"][0]
+            start, text = answer["answer_start"], answer["text"]
+            if not text or record["context"][start : start + len(text)] != text:
+                continue
+            answer_span = _answer_token_span(offsets, start, start + len(text))
+            if answer_span[0] < 0:
+                continue
+        capacity = max_length - len(question) - 3
+        for window_start, length in _window_starts(len(context), capacity, doc_stride):
+            inputs = _inputs(tokenizer, question, context[window_start : window_start + length])
+            first, last = 0, 0
+            if (
+                answer_span
+                and window_start <= answer_span[0] <= answer_span[1] < window_start + length
+            ):
+                context_offset = len(question) + 2
+                first = answer_span[0] - window_start + context_offset
+                last = answer_span[1] - window_start + context_offset
+            for key, value in inputs.items():
+                features[key].append(value)
+            features["start_positions"].append(first)
+            features["end_positions"].append(last)
+    return features
+
+
+def eval_features(
+    records: Sequence[dict],
+    tokenizer,
+    max_length: int,
+    doc_stride: int = DOC_STRIDE,
+    max_query_length: int = QUESTION_MAX_TOKENS,
+) -> tuple[dict[str, list], list[Window]]:
+    """Evaluation windows (unpadded model inputs) and, for each, its `Window` description."""
+    features: dict[str, list] = {
+        key: [] for key in ("input_ids", "token_type_ids", "attention_mask")
+    }
+    windows = []
+    questions, contexts, offset_lists = _encode(records, tokenizer, max_query_length)
+    for example_index, (question, context, offsets) in enumerate(
+        zip(questions, contexts, offset_lists, strict=True)
+    ):
+        capacity = max_length - len(question) - 3
+        spans = _window_starts(len(context), capacity, doc_stride)
+        for window_index, (window_start, length) in enumerate(spans):
+            inputs = _inputs(tokenizer, question, context[window_start : window_start + length])
+            for key, value in inputs.items():
+                features[key].append(value)
+            positions = range(window_start, window_start + length)
+            windows.append(
+                Window(
+                    example_index=example_index,
+                    context_offset=len(question) + 2,
+                    offsets=[tuple(offsets[p]) for p in positions],
+                    max_context=[_is_max_context(spans, window_index, p) for p in positions],
+                )
+            )
+    return features, windows
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    window_index: int
+    start: int
+    end: int
+    score: float
+    start_logit: float
+    end_logit: float
+
+
+def _best_indexes(logits: np.ndarray, n_best: int) -> list[int]:
+    return [int(i) for i in np.argsort(-logits, kind="stable")[:n_best]]
+
+
+def predict_answers(
+    records: Sequence[dict],
+    windows: Sequence[Window],
+    start_logits: Sequence[Sequence[float]],
+    end_logits: Sequence[Sequence[float]],
+    n_best: int = N_BEST,
+    max_answer_length: int = MAX_ANSWER_TOKENS,
+    null_threshold: float = NULL_SCORE_THRESHOLD,
+) -> dict[str, str]:
+    """{guid: answer text, "" for no answer} from the start/end logits of every window.
+
+    The logits of a window are searched over their whole length, as given (3.5.1 padded every
+    window to max_length, so padding positions could take n-best slots without ever being chosen).
+    """
+    by_example: dict[int, list[int]] = {}
+    for window_index, window in enumerate(windows):
+        by_example.setdefault(window.example_index, []).append(window_index)
+    predictions = {}
+    for example_index, record in enumerate(records):
+        window_indexes = by_example.get(example_index, [])
+        predictions[record["guid"]] = _predict_one(
+            record["context"],
+            [
+                (windows[i], np.asarray(start_logits[i]), np.asarray(end_logits[i]))
+                for i in window_indexes
+            ],
+            n_best,
+            max_answer_length,
+            null_threshold,
+        )
+    return predictions
+
+
+def _predict_one(
+    context: str,
+    scored_windows: list[tuple[Window, np.ndarray, np.ndarray]],
+    n_best: int,
+    max_answer_length: int,
+    null_threshold: float,
+) -> str:
+    candidates = []
+    null = None
+    for window_index, (window, starts, ends) in enumerate(scored_windows):
+        null_score = float(starts[0] + ends[0])
+        if null is None or null_score < null.score:
+            null = _Candidate(window_index, 0, 0, null_score, float(starts[0]), float(ends[0]))
+        first, last = window.context_offset, window.context_offset + len(window.offsets) - 1
+        for start in _best_indexes(starts, n_best):
+            for end in _best_indexes(ends, n_best):
+                if not (first <= start <= last and first <= end <= last):
+                    continue
+                if not window.max_context[start - first] or end < start:
+                    continue
+                if end - start + 1 > max_answer_length:
+                    continue
+                score = float(starts[start] + ends[end])
+                candidates.append(
+                    _Candidate(
+                        window_index, start, end, score, float(starts[start]), float(ends[end])
+                    )
+                )
+    if null is None:
+        return ""
+    candidates.append(null)
+    candidates.sort(key=lambda c: c.score, reverse=True)
+    texts: list[tuple[str, float]] = []
+    for candidate in candidates:
+        if len(texts) >= n_best:
+            break
+        text = "" if candidate.start == 0 else _span_text(context, scored_windows, candidate)
+        if text not in (t for t, _ in texts):
+            texts.append((text, candidate.score))
+    if "" not in (t for t, _ in texts):
+        texts.append(("", null.score))
+    if len(texts) == 1:  # 3.5.1 then adds a placeholder answer "empty" scored 0
+        texts.insert(0, ("empty", 0.0))
+    best_text, best_score = next((t, s) for t, s in texts if t)
+    return "" if null.score - best_score > null_threshold else best_text
+
+
+def _span_text(
+    context: str, scored_windows: list[tuple[Window, np.ndarray, np.ndarray]], candidate: _Candidate
+) -> str:
+    window = scored_windows[candidate.window_index][0]
+    char_start = window.offsets[candidate.start - window.context_offset][0]
+    char_end = window.offsets[candidate.end - window.context_offset][1]
+    return context[char_start:char_end]
+
+
+def window_labels(records: Sequence[dict], windows: Sequence[Window]) -> dict[str, list[int]]:
+    """Start/end positions of each evaluation window, labelled as `train_features` labels its
+    windows: the first gold answer's tokens when the window holds them all, else the first token.
+
+    The Trainer calls `compute_metrics` only for data with labels; these also give a dev loss.
+    """
+    starts, ends = [], []
+    for window in windows:
+        record = records[window.example_index]
+        first = last = 0
+        if not record["is_impossible"] and record["answers"]:
+            answer = record["answers"][0]
+            start, text = answer["answer_start"], answer["text"]
+            span = _answer_token_span(window.offsets, start, start + len(text))
+            inside = span[0] >= 0 and (
+                window.offsets[span[0]][0] <= start
+                and window.offsets[span[1]][1] >= start + len(text)
+            )
+            if text and record["context"][start : start + len(text)] == text and inside:
+                first, last = (position + window.context_offset for position in span)
+        starts.append(first)
+        ends.append(last)
+    return {"start_positions": starts, "end_positions": ends}
+
+
+def window_length(window: Window) -> int:
+    """Number of input tokens of a window: [CLS] question [SEP] context [SEP]."""
+    return window.context_offset + len(window.offsets) + 1
+
+
+def answers_from_logits(
+    records: Sequence[dict],
+    windows: Sequence[Window],
+    start_logits: np.ndarray,
+    end_logits: np.ndarray,
+) -> dict[str, str]:
+    """`predict_answers` on logits padded to a common length (as `Trainer.predict` returns them):
+    each row is cut back to its window's own tokens first."""
+    lengths = [window_length(window) for window in windows]
+    return predict_answers(
+        records,
+        windows,
+        [row[:length] for row, length in zip(start_logits, lengths, strict=True)],
+        [row[:length] for row, length in zip(end_logits, lengths, strict=True)],
+    )
+
+
+def metrics_function(records: Sequence[dict], windows: Sequence[Window]):
+    """A Trainer `compute_metrics` for the evaluation windows of `records`: windows -> answers
+    -> official EM and ROUGE-W (the evaluation must keep the windows' order)."""
+    gold = [gold_answers(r) for r in records]
+
+    def compute_metrics(prediction) -> dict[str, float]:
+        start_logits, end_logits = prediction.predictions[:2]
+        answers = answers_from_logits(records, windows, start_logits, end_logits)
+        return mrc_scores(gold, [answers[r["guid"]] for r in records])
+
+    return compute_metrics

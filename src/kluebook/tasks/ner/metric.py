@@ -1,0 +1,128 @@
+"""NER: entity-level and character-level macro F1 as the KLUE baseline computes them.
+
+Both metrics are computed on one long tag sequence: for every sentence, the tags of its
+non-space characters wrapped in an `O` at each end (the baseline's `[CLS]`/`[SEP]` positions),
+all sentences concatenated. The boundary `O`s keep entities of adjacent sentences apart.
+"""
+
+from collections.abc import Iterable, Sequence
+
+from seqeval.metrics import f1_score as entity_f1_score
+from seqeval.scheme import IOB2
+from sklearn.metrics import f1_score
+
+# The baseline's tag order (the hub's differs; see README.md here).
+TAGS = (
+    *("B-PS", "I-PS", "B-LC", "I-LC", "B-OG", "I-OG"),
+    *("B-DT", "I-DT", "B-TI", "I-TI", "B-QT", "I-QT"),
+    "O",
+)
+ENTITY_TYPES = ("PS", "LC", "OG", "DT", "TI", "QT")
+ENTITY_TAGS = tuple(tag for tag in TAGS if tag != "O")
+_TAG_IDS = {tag: index for index, tag in enumerate(TAGS)}
+# Long enough that seqeval's per-sequence overhead stays small (see _split_after_common_o).
+_PIECE_LENGTH = 200
+
+
+def scoring_sequence(sentences: Iterable[tuple[Sequence[str], Sequence[str]]]) -> list[str]:
+    """The baseline's evaluation sequence of (characters, tags) sentences.
+
+    Space characters are dropped, each sentence is wrapped as `O` + tags + `O`, and the
+    sentences are concatenated.
+    """
+    sequence = []
+    for chars, tags in sentences:
+        if len(chars) != len(tags):
+            raise ValueError(f"{len(chars)} characters but {len(tags)} tags")
+        sequence.append("O")
+        sequence.extend(tag for char, tag in zip(chars, tags, strict=True) if char != " ")
+        sequence.append("O")
+    return sequence
+
+
+def _check_lengths(gold: Sequence[str], pred: Sequence[str]) -> None:
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold tags but {len(pred)} predicted tags")
+
+
+def entity_macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
+    """seqeval strict IOB2 entity F1, averaged over the entity types in gold or prediction, x100.
+
+    An entity is B-X followed by I-X; an I-X that does not continue an entity of type X starts
+    nothing. A predicted entity counts only with the exact type and boundaries.
+    """
+    _check_lengths(gold, pred)
+    gold_parts, pred_parts = _split_after_common_o(gold, pred)
+    score = entity_f1_score(gold_parts, pred_parts, average="macro", mode="strict", scheme=IOB2)
+    return 100.0 * float(score)
+
+
+def _split_after_common_o(
+    gold: Sequence[str], pred: Sequence[str]
+) -> tuple[list[list[str]], list[list[str]]]:
+    """Both sequences cut into pieces of at least _PIECE_LENGTH tags, each cut after a shared `O`.
+
+    seqeval's strict mode takes time quadratic in the length of one sequence (it copies the
+    rest of the sequence at every entity). A cut after a position where both are `O` changes no
+    entity: an `O` ends every entity, and the tag after it sees the same `O` before it as at the
+    start of a sequence. So the scores are those of the single concatenated sequence.
+    """
+    gold_parts, pred_parts = [], []
+    start = 0
+    for position, (gold_tag, pred_tag) in enumerate(zip(gold, pred, strict=True)):
+        if gold_tag == pred_tag == "O" and position + 1 - start >= _PIECE_LENGTH:
+            gold_parts.append(list(gold[start : position + 1]))
+            pred_parts.append(list(pred[start : position + 1]))
+            start = position + 1
+    if start < len(gold):
+        gold_parts.append(list(gold[start:]))
+        pred_parts.append(list(pred[start:]))
+    return gold_parts, pred_parts
+
+
+def _char_f1(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> float:
+    """sklearn macro F1 over `labels` with zero_division=1, on tag ids as the baseline does."""
+    _check_lengths(gold, pred)
+    gold_ids, pred_ids = _tag_ids(gold), _tag_ids(pred)
+    label_ids = [_TAG_IDS[label] for label in labels]
+    score = f1_score(gold_ids, pred_ids, labels=label_ids, average="macro", zero_division=1)
+    return 100.0 * float(score)
+
+
+def _tag_ids(tags: Sequence[str]) -> list[int]:
+    try:
+        return [_TAG_IDS[tag] for tag in tags]
+    except KeyError as error:
+        raise ValueError(f"unknown NER tag {error.args[0]!r}") from None
+
+
+def char_macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
+    """The official character F1: sklearn macro F1 over all 13 tags, `O` included, x100.
+
+    With zero_division=1 a tag that occurs neither in gold nor in prediction scores F1 = 1.
+    """
+    return _char_f1(gold, pred, TAGS)
+
+
+def char_macro_f1_without_o(gold: Sequence[str], pred: Sequence[str]) -> float:
+    """Character F1 over the 12 entity tags only, as the paper defines it (KLUE-baseline PR #7)."""
+    return _char_f1(gold, pred, ENTITY_TAGS)
+
+
+def ner_scores(
+    chars: Sequence[Sequence[str]],
+    gold_tags: Sequence[Sequence[str]],
+    pred_tags: Sequence[Sequence[str]],
+) -> dict[str, float]:
+    """Entity F1, official character F1 and the no-`O` character F1 of whole sentences.
+
+    `chars` holds each sentence's characters, spaces included; the tag lists align with them.
+    The predictions at the two boundary positions are `O`, as a clean model predicts there.
+    """
+    gold = scoring_sequence(zip(chars, gold_tags, strict=True))
+    pred = scoring_sequence(zip(chars, pred_tags, strict=True))
+    return {
+        "entity_f1": entity_macro_f1(gold, pred),
+        "char_f1": char_macro_f1(gold, pred),
+        "char_f1_without_o": char_macro_f1_without_o(gold, pred),
+    }

@@ -1,0 +1,130 @@
+"""KLUE-STS: semantic similarity of a sentence pair, a real score from 0 to 5.
+
+Records keep the official shape: {guid, source, sentence1, sentence2,
+labels: {label, real-label, binary-label}}. `real-label` (the exact mean of the annotators'
+scores) is the regression target and the gold of both metrics. A reduced copy of a file may
+lack `real-label` and `source`: such records read with `source` None and without
+`real-label`, train on the rounded `label`, and cannot serve as gold.
+"""
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+from kluebook.errors import KluebookError
+from kluebook.json_files import read_json, write_json
+
+from .metric import pearson_r, threshold_f1
+
+SOURCES = (
+    "airbnb-rtt",
+    "airbnb-sampled",
+    "policy-rtt",
+    "policy-sampled",
+    "paraKQC-para",
+    "paraKQC-sampled",
+)
+
+
+def is_number(value: object) -> bool:
+    """A finite JSON number (booleans excluded)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _labels(path: str | Path, guid: str, labels: object) -> dict:
+    if not isinstance(labels, dict) or not is_number(labels.get("label")):
+        raise KluebookError(f"{path}: {guid}: labels.label must be a number")
+    if labels.get("binary-label") not in (0, 1):
+        raise KluebookError(f"{path}: {guid}: labels.binary-label must be 0 or 1")
+    kept = {"label": labels["label"], "binary-label": int(labels["binary-label"])}
+    if "real-label" in labels:
+        if not is_number(labels["real-label"]):
+            raise KluebookError(f"{path}: {guid}: labels.real-label must be a number")
+        kept["real-label"] = labels["real-label"]
+    return kept
+
+
+def read_official(path: str | Path) -> list[dict]:
+    """Records of an official KLUE-STS file (full or reduced fields)."""
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise KluebookError(f"{path}: not a KLUE-STS file (expected a JSON list of pairs)")
+    records = []
+    for position, item in enumerate(data):
+        if not isinstance(item, dict) or not {"guid", "sentence1", "sentence2", "labels"} <= (
+            item.keys()
+        ):
+            raise KluebookError(
+                f"{path}: not a KLUE-STS file (record {position} lacks guid, sentence1, "
+                "sentence2 or labels)"
+            )
+        records.append(
+            {
+                "guid": item["guid"],
+                "source": item.get("source"),
+                "sentence1": item["sentence1"],
+                "sentence2": item["sentence2"],
+                "labels": _labels(path, item["guid"], item["labels"]),
+            }
+        )
+    return records
+
+
+def write_official(records: Iterable[dict], path: str | Path) -> None:
+    """Write records in the official KLUE-STS layout, fields as given."""
+    write_json(path, [dict(r) for r in records])
+
+
+def from_hub(rows: Iterable[dict]) -> list[dict]:
+    """Hub rows (same fields; `binary-label` a 0/1 class id) as official records."""
+    return [
+        {
+            "guid": r["guid"],
+            "source": r["source"],
+            "sentence1": r["sentence1"],
+            "sentence2": r["sentence2"],
+            "labels": {
+                "label": r["labels"]["label"],
+                "real-label": r["labels"]["real-label"],
+                "binary-label": int(r["labels"]["binary-label"]),
+            },
+        }
+        for r in rows
+    ]
+
+
+def target(record: dict) -> float:
+    """The regression target: `real-label`, or the rounded `label` where the file lacks it."""
+    labels = record["labels"]
+    return labels.get("real-label", labels["label"])
+
+
+def gold_keys(records: list[dict]) -> list[str]:
+    return [r["guid"] for r in records]
+
+
+def prediction_key(row: dict) -> str:
+    return row["guid"]
+
+
+def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float | None]:
+    """Official Pearson r and F1 of {guid: {"score": raw output}} predictions.
+
+    `pearsonr` is None where r is undefined (constant predictions or gold); print it as null.
+    """
+    gold, predicted = [], []
+    for record in records:
+        guid = record["guid"]
+        if "real-label" not in record["labels"]:
+            raise KluebookError(f"{guid}: the gold record has no real-label to score against")
+        value = predictions[guid].get("score")
+        if not is_number(value):
+            raise KluebookError(f"{guid}: score must be a finite number, got {value!r}")
+        gold.append(record["labels"]["real-label"])
+        predicted.append(float(value))
+    return {"pearsonr": pearson_r(gold, predicted), "f1": threshold_f1(gold, predicted)}
+
+
+def gold_predictions(records: list[dict]) -> list[dict]:
+    """The prediction lines that reproduce the gold: a worked example of the file format."""
+    return [{"guid": r["guid"], "score": r["labels"]["real-label"]} for r in records]

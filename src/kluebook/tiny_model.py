@@ -1,0 +1,72 @@
+"""Checkpoints: the released KLUE models from the hub, or the offline tiny stand-in.
+
+The stand-in mirrors the KLUE-RoBERTa family (book/methods.md): a BertTokenizer WordPiece vocabulary
+(no lower-casing, `##` continuations, `[CLS]`=0 `[PAD]`=1 `[SEP]`=2 as in the RoBERTa configs),
+a RoBERTa encoder with one token type, randomly initialised. Its vocabulary is trained on the
+text it will be fine-tuned on, and the result is cached by a hash of that text.
+"""
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+from transformers import AutoConfig, BertTokenizer, RobertaConfig, RobertaModel
+
+from kluebook.paths import CACHE
+
+TINY_MODEL = "kluebook/tiny-roberta"
+SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+TINY_SIZE = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}
+
+
+def train_wordpiece_tokenizer(
+    texts: Iterable[str], vocab_size: int = 2000, extra_special_tokens: Iterable[str] = ()
+) -> BertTokenizer:
+    """A BertTokenizer whose WordPiece vocabulary is learned from `texts`."""
+    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    backend.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False
+    )
+    backend.train_from_iterator(texts, trainer=trainer)
+    tokenizer = BertTokenizer(vocab=backend.get_vocab(), do_lower_case=False)
+    if extra_special_tokens:
+        tokenizer.add_special_tokens({"additional_special_tokens": list(extra_special_tokens)})
+    return tokenizer
+
+
+def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) -> Path:
+    """Build (once) and cache the tiny RoBERTa-family model for this text; return its folder."""
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    folder = CACHE / "models" / f"tiny-roberta-{digest}-v{vocab_size}-s{seed}"
+    if (folder / "config.json").exists():
+        return folder
+    tokenizer = train_wordpiece_tokenizer(texts, vocab_size)
+    config = RobertaConfig(
+        vocab_size=len(tokenizer),
+        intermediate_size=4 * TINY_SIZE["hidden_size"],
+        max_position_embeddings=514,
+        type_vocab_size=1,
+        bos_token_id=0,
+        pad_token_id=1,
+        eos_token_id=2,
+        tokenizer_class="BertTokenizer",
+        **TINY_SIZE,
+    )
+    with torch.random.fork_rng():  # leave the caller's random state as it was
+        torch.manual_seed(seed)
+        model = RobertaModel(config)
+    staging = folder.with_name(folder.name + ".partial")
+    model.save_pretrained(staging)
+    tokenizer.save_pretrained(staging)
+    staging.rename(folder)
+    return folder
+
+
+def uses_token_type_ids(model_name_or_path: str | Path) -> bool:
+    """Whether the checkpoint takes segment ids: BERT-like yes, RoBERTa no (book/methods.md)."""
+    config = AutoConfig.from_pretrained(model_name_or_path)
+    return config.model_type in {"bert", "xlnet", "electra"}

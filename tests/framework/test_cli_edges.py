@@ -1,0 +1,67 @@
+"""Edges of the real command line: bad input is one `error:` line on stderr and exit status 2,
+never a traceback; `--version` prints the package version. Every case here fails (or exits)
+before any notebook runs."""
+
+import subprocess
+import sys
+
+import pytest
+
+import kluebook
+from kluebook.tasks.ynat import data as ynat
+from kluebook.tasks.ynat import synthetic as synthetic_ynat
+
+
+def kluebook_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+@pytest.mark.parametrize("command", ["run", "book"])
+def test_a_seed_that_is_not_an_integer_is_named(command):
+    result = kluebook_cli(command, "--seeds", "1,x")
+    assert_one_line_error(result, "--seeds expects comma-separated integers, got 'x'")
+
+
+def test_an_unknown_profile_lists_the_known_ones():
+    result = kluebook_cli("run", "--profile", "fast")
+    assert_one_line_error(result, "unknown profile 'fast'", "smoke", "paper")
+
+
+def test_a_predictions_file_that_is_not_utf8_is_named(tmp_path):
+    gold = tmp_path / "ynat-v1.1_dev.json"
+    ynat.write_official(synthetic_ynat.generate(seed=5, train_size=1, dev_size=4)["dev"], gold)
+    pred = tmp_path / "preds.jsonl"
+    pred.write_bytes(b"\xff\xfe{")
+    result = kluebook_cli("score", "ynat", "--gold", str(gold), "--pred", str(pred))
+    assert_one_line_error(result, str(pred), "not UTF-8")
+    assert result.stdout == ""
+
+
+def test_a_gold_file_that_is_not_utf8_is_named(tmp_path):
+    gold = tmp_path / "ynat-v1.1_dev.json"
+    gold.write_bytes(b"\xff\xfe[]")
+    pred = tmp_path / "preds.jsonl"
+    pred.write_text("", encoding="utf-8")
+    result = kluebook_cli("score", "ynat", "--gold", str(gold), "--pred", str(pred))
+    assert_one_line_error(result, str(gold), "not UTF-8")
+
+
+def test_version():
+    result = kluebook_cli("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"kluebook {kluebook.__version__}"

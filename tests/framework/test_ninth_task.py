@@ -1,0 +1,91 @@
+"""A ninth task added as a folder, with no shared file edited: a copy of the YNAT folder renamed
+`toy`, found through KLUEBOOK_TASKS_PATH, is listed, run, reported and scored."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+import yaml
+
+from kluebook.book import copy_sources
+from kluebook.tasks import get_task
+
+pytestmark = pytest.mark.slow
+
+
+def kluebook(root, tasks_path, *args):
+    env = {**os.environ, "KLUEBOOK_ROOT": str(root), "KLUEBOOK_TASKS_PATH": str(tasks_path)}
+    env.pop("KLUEBOOK_CACHE", None)
+    return subprocess.run(
+        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+    )
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """A book root and a folder of extra tasks holding `toy`, a renamed copy of YNAT."""
+    root = copy_sources(tmp_path_factory.mktemp("book"))
+    tasks_path = tmp_path_factory.mktemp("extra-tasks")
+    ynat = get_task("ynat")
+    folder = tasks_path / "toy"
+    shutil.copytree(ynat.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    entry = yaml.safe_load((folder / "task.yaml").read_text(encoding="utf-8"))
+    entry.update(
+        title="Toy topics (TOY)",
+        order=9,
+        files={"train": "toy/toy_train.json", "dev": "toy/toy_dev.json"},
+    )
+    (folder / "task.yaml").write_text(yaml.safe_dump(entry, allow_unicode=True), encoding="utf-8")
+    card = ynat.card_path.read_text(encoding="utf-8").replace(ynat.title, "Toy topics (TOY)", 1)
+    (folder / "README.md").write_text(card, encoding="utf-8")
+    notebook = nbformat.read(ynat.notebook_path, as_version=4)
+    for cell in notebook.cells:
+        cell.source = cell.source.replace('start_run("ynat"', 'start_run("toy"')
+    nbformat.write(notebook, folder / "notebook.ipynb")
+    return root, tasks_path
+
+
+def test_the_task_list_shows_the_new_task_as_ready(toy):
+    result = kluebook(*toy, "tasks")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].split()[:4] == ["toy", "Toy", "topics", "(TOY)"]
+    assert result.stdout.rstrip().endswith("ready")
+
+
+def test_the_runner_report_and_scorer_pick_it_up(toy):
+    root, tasks_path = toy
+    limits = ["--set", "train_limit=300", "--set", "dev_limit=100"]
+    run = kluebook(root, tasks_path, "run", "--tasks", "toy", "--seeds", "1", "--quiet", *limits)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    (path,) = (root / "results/smoke/toy").glob("*.json")
+    record = json.loads(path.read_text())
+    assert record["status"] == "succeeded" and record["task"] == "toy"
+
+    report = kluebook(root, tasks_path, "report")
+    assert report.returncode == 0, report.stderr
+    assert "## Toy topics (TOY)" in (root / "book/_generated/results.md").read_text()
+    assert (root / "book/_generated/methods/toy.md").read_text().startswith("(methods-toy)=")
+
+    dev = json.loads((root / ".cache/data/generated-v1/toy/toy_dev.json").read_text())
+    gold = root / "toy_dev_first_100.json"
+    gold.write_text(json.dumps(dev[:100], ensure_ascii=False))
+    scored = kluebook(
+        root, tasks_path, "score", "toy", "--gold", str(gold), "--pred", record["predictions"]
+    )
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout) == record["metrics"]
+
+
+def test_without_the_extra_path_the_task_is_unknown(toy):
+    root, _ = toy
+    result = kluebook(root, "", "score", "toy", "--pred", "x.jsonl")
+    assert result.returncode == 2
+    assert "unknown task 'toy'" in result.stderr

@@ -1,0 +1,75 @@
+"""The contract every registered task keeps, checked over the whole registry: a task folder
+copied to start a new task is held to the same rules without a test being written for it."""
+
+import papermill
+import pytest
+
+from kluebook.data import HUB_SPLITS, generated_data_dir
+from kluebook.errors import KluebookError
+from kluebook.notebook import COMMON_PARAMETERS
+from kluebook.scoring import score_predictions
+from kluebook.tasks import all_tasks
+
+TASKS = list(all_tasks().values())
+
+
+@pytest.fixture(params=TASKS, ids=[t.name for t in TASKS])
+def task(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def generated():
+    """Every task's generated data, keyed by task name."""
+    return {t.name: t.module.generate(seed=0) for t in TASKS}
+
+
+class TestTaskContract:
+    def test_splits_round_trip_through_the_official_format(self, task, generated, tmp_path):
+        """Generated files read back whole; the records read write back and read the same."""
+        for role, records in generated[task.name].items():
+            if role not in HUB_SPLITS:
+                continue
+            first, second = tmp_path / "first" / role, tmp_path / "second" / role
+            task.module.write_official(records, first)
+            read = task.module.read_official(first)
+            assert len(read) == len(records), role
+            task.module.write_official(read, second)
+            assert task.module.read_official(second) == read, role
+
+    def test_the_generator_is_deterministic_per_seed(self, task, generated):
+        assert task.module.generate(seed=0) == generated[task.name]
+        assert task.module.generate(seed=1)["dev"] != generated[task.name]["dev"]
+
+    def test_gold_as_prediction_scores_the_maximum_on_every_metric(self, task, generated):
+        dev = generated[task.name]["dev"]
+        lines = task.module.gold_predictions(dev)
+        scores = score_predictions(task, dev, lines)
+        assert {m.key for m in task.metrics} <= scores.keys()
+        assert scores == {key: pytest.approx(100.0) for key in scores}
+
+    def test_another_tasks_file_is_rejected_with_a_one_line_error(self, task):
+        for other in TASKS:
+            if other.name == task.name:
+                continue
+            path = generated_data_dir(other) / other.files["dev"]
+            with pytest.raises(KluebookError) as caught:
+                task.module.read_official(path)
+            assert "\n" not in str(caught.value), other.name
+
+    def test_the_notebook_declares_the_common_parameters(self, task):
+        declared = papermill.inspect_notebook(str(task.notebook_path))
+        assert set(COMMON_PARAMETERS) <= declared.keys()
+        assert all(declared[name]["help"] for name in COMMON_PARAMETERS)
+
+    def test_the_card_exists_and_is_titled_after_the_task(self, task):
+        card = task.card_path.read_text(encoding="utf-8")
+        assert card.startswith(f"# {task.title}\n")
+        for section in ("## Metrics", "## Predictions file"):
+            assert section in card
+
+    def test_the_registry_entry_is_consistent(self, task):
+        keys = [m.key for m in task.metrics]
+        assert task.selection_metric in keys
+        assert task.smoke_floor["metric"] in keys
+        assert {"train", "dev"} <= task.files.keys()
