@@ -19,6 +19,8 @@ from kluebook.paths import CACHE
 TINY_MODEL = "kluebook/tiny-roberta"
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 TINY_SIZE = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}
+# Bumped when the build changes what a cached model holds (2: a fixed vocabulary order).
+BUILD_VERSION = 2
 
 
 def train_wordpiece_tokenizer(
@@ -32,7 +34,11 @@ def train_wordpiece_tokenizer(
         vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False
     )
     backend.train_from_iterator(texts, trainer=trainer)
-    tokenizer = BertTokenizer(vocab=backend.get_vocab(), do_lower_case=False)
+    # The trainer numbers tokens in an order that changes from process to process; number them
+    # in a fixed order (special tokens first) so that every build of the same text is the same.
+    learned = sorted(set(backend.get_vocab()) - set(SPECIAL_TOKENS))
+    vocab = {token: index for index, token in enumerate([*SPECIAL_TOKENS, *learned])}
+    tokenizer = BertTokenizer(vocab=vocab, do_lower_case=False)
     if extra_special_tokens:
         tokenizer.add_special_tokens({"additional_special_tokens": list(extra_special_tokens)})
     return tokenizer
@@ -41,7 +47,7 @@ def train_wordpiece_tokenizer(
 def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) -> Path:
     """Build (once) and cache the tiny RoBERTa-family model for this text; return its folder."""
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
-    folder = CACHE / "models" / f"tiny-roberta-{digest}-v{vocab_size}-s{seed}"
+    folder = CACHE / "models" / f"tiny-roberta-{digest}-v{vocab_size}-s{seed}-b{BUILD_VERSION}"
     if (folder / "config.json").exists():
         return folder
     tokenizer = train_wordpiece_tokenizer(texts, vocab_size)
