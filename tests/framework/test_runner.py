@@ -162,3 +162,9 @@ def test_a_record_is_done_only_if_it_succeeded_with_the_same_fingerprint(tmp_pat
     assert not runner.is_done(spec, "f1")
     spec.record_path.write_text('{"status": "succ')  # a torn write is never taken as done
     assert not runner.is_done(spec, "f1")
+
+
+def test_the_example_sweep_is_a_valid_matrix():
+    specs = runner.plan(tasks=["ynat"], matrix_path=runner.CONFIGS / "sweeps/learning-rate.yaml")
+    assert len(specs) == 6
+    assert {s.config for s in specs} == {f"learning_rate={v}" for v in (0.0005, 0.001, 0.002)}
