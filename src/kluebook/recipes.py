@@ -34,6 +34,7 @@ SMOKE_RECIPE = {
     "added_token_init": "mean",
     "dp_padded_head_score": "masked",
     "dp_scorer_init": "kluebook-0.1",
+    "ner_boundary_tags": "outside",
 }
 # The official values a task's recipe does not set (KLUE-baseline's argument defaults).
 RECIPE_DEFAULTS = {
@@ -60,6 +61,7 @@ SWITCH_DEFAULTS = {
     "added_token_init": "normal",
     "dp_padded_head_score": "zero",
     "dp_scorer_init": "official",
+    "ner_boundary_tags": "model",
 }
 # The values each switch accepts (None: any positive integer, or None where the default is None).
 SWITCH_CHOICES = {
@@ -71,6 +73,7 @@ SWITCH_CHOICES = {
     "added_token_init": ("normal", "mean"),
     "dp_padded_head_score": ("zero", "masked"),
     "dp_scorer_init": ("official", "kluebook-0.1"),
+    "ner_boundary_tags": ("model", "outside"),
 }
 
 
@@ -103,6 +106,7 @@ class Recipe:
     added_token_init: str = "normal"  # added token rows: N(0, initializer_range), or mean-resized
     dp_padded_head_score: str = "zero"  # DP evaluation: padded head candidates score 0, or masked
     dp_scorer_init: str = "official"  # DP arc/label scorer initialisation: the baseline's, or 0.1's
+    ner_boundary_tags: str = "model"  # NER metric ends: the model's tags at [CLS]/last pad, or O
 
     def __post_init__(self):
         for name, choices in SWITCH_CHOICES.items():

@@ -33,7 +33,7 @@ def kluebook(root, *args):
 
 
 def test_a_paper_run_records_its_switches_and_its_last_evaluation(tmp_path):
-    root = copy_sources(tmp_path / "book")
+    root = copy_sources(tmp_path)
     task = get_task("ynat")
     data = root / "klue-data"
     generated = task.module.generate(seed=0)
