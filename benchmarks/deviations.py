@@ -1,13 +1,15 @@
 """What each switch of book/deviations.md changes, measured on the smoke data.
 
-    python benchmarks/deviations.py [--only ynat sts re dp mrc ner] [--seeds 1 2]
+    python benchmarks/deviations.py [--only ynat sts re dp mrc ner] [--seeds 1] [--spread 1 2]
 
 Every measurement fine-tunes the offline tiny stand-in on the generated smoke data with the
 smoke recipe (`kluebook.recipes.SMOKE_RECIPE`), once as the smoke profile has it and once with
 one switch changed, exactly as the task notebooks call `fine_tune`. The training sets are cut
 (`--train`) to keep the whole script to a few minutes on a laptop CPU. It prints one Markdown
 table row per measurement: the switch and its value, the dev score of the best checkpoint, the
-step of the last dev evaluation out of the run's steps, and the wall time.
+step of the last dev evaluation out of the run's steps, and the wall time. Each switch is run
+with `--seeds`; the unchanged smoke recipe with `--spread`, to show how far two seeds alone
+move the score.
 
 These are numbers of a randomly initialised 2-layer model on generated text: they show what a
 switch does to a run (when it scores, where it stops, how long it takes, whether the metric
@@ -358,13 +360,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--only", nargs="*", default=list(MEASUREMENTS), help="tasks to measure")
-    parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2])
+    parser.add_argument("--seeds", nargs="*", type=int, default=[1], help="seeds of a switch")
+    parser.add_argument(
+        "--spread", nargs="*", type=int, default=[1, 2], help="seeds of the unchanged recipe"
+    )
     args = parser.parse_args()
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     for task_name in args.only:
         run, limit, cases = MEASUREMENTS[task_name]
         for label, changes in cases:
-            for seed in args.seeds:
+            for seed in args.spread if not changes else args.seeds:
                 row = run(smoke_recipe(task_name, **changes), seed, limit)
                 cells = " | ".join(f"{k}: {v}" for k, v in row.items())
                 print(f"| {task_name} | {label} | seed {seed} | {cells} |", flush=True)

@@ -152,7 +152,7 @@ def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Rec
 def official_recipe(task: Task, model: str) -> dict:
     """The official recipe of `task` for a checkpoint: defaults, the task's base values, then
     those for large checkpoints and for that checkpoint alone."""
-    values = {**RECIPE_DEFAULTS, **SWITCH_DEFAULTS, "selection_metric": task.selection_metric}
+    values = {**RECIPE_DEFAULTS, "selection_metric": task.selection_metric, **SWITCH_DEFAULTS}
     values.update(task.recipe.get("base", {}))
     if model_entry(model)["size"] == "large":
         values.update(task.recipe.get("large", {}))
