@@ -316,7 +316,7 @@ MEASUREMENTS = {
     ),
     "re": (
         re_run,
-        500,
+        None,  # RE needs the whole smoke set and its 40 epochs to learn at all
         [
             ("smoke profile as it is", {}),
             ("added_token_init normal", {"added_token_init": "normal"}),
