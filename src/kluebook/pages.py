@@ -6,8 +6,9 @@ from pathlib import Path
 
 from kluebook.json_files import write_text_atomic
 from kluebook.paths import GENERATED
-from kluebook.recipes import SMOKE_RECIPE, official_recipe
+from kluebook.recipes import resolve_recipe
 from kluebook.tasks import Task, all_tasks
+from kluebook.tiny_model import TINY_MODEL
 
 # A checkpoint of each recipe size, to show the base and the large recipe side by side.
 RECIPE_COLUMNS = {"base": "klue/roberta-base", "large": "klue/roberta-large"}
@@ -43,14 +44,19 @@ def prediction_formats(tasks: list[Task]) -> str:
 
 
 def recipe_table(task: Task) -> str:
-    """The official recipe for base and large checkpoints, and what the smoke profile uses."""
-    recipes = {size: official_recipe(task, model) for size, model in RECIPE_COLUMNS.items()}
-    smoke = {**recipes["base"], **SMOKE_RECIPE, **task.smoke_recipe}
-    keys = list(recipes["base"])
-    per_model = task.recipe.get("models", {})
-    rows = [[f"`{key}`", *(str(r[key]) for r in recipes.values()), str(smoke[key])] for key in keys]
+    """The official recipe for base and large checkpoints, and what the smoke profile uses; the
+    switches (book/deviations.md) after the hyper-parameters."""
+    recipes = {
+        size: resolve_recipe(task, model, "paper", {}).as_dict()
+        for size, model in RECIPE_COLUMNS.items()
+    }
+    smoke = resolve_recipe(task, TINY_MODEL, "smoke", {}).as_dict()
+    rows = [
+        [f"`{key}`", *(str(r[key]) for r in recipes.values()), str(smoke[key])]
+        for key in recipes["base"]
+    ]
     text = _table(["parameter", "base checkpoints", "klue/roberta-large", "smoke profile"], rows)
-    for model, values in per_model.items():
+    for model, values in task.recipe.get("models", {}).items():
         changes = ", ".join(f"`{k}` {v}" for k, v in values.items())
         text += f"\nFor `{model}` alone: {changes}.\n"
     return text
@@ -66,7 +72,9 @@ def methods_page(task: Task) -> str:
         "## Recipe\n\n"
         "The official fine-tuning recipe, from this task's `task.yaml`. The smoke profile's "
         "values are for the tiny randomly initialised stand-in, which needs a higher learning "
-        "rate and more epochs than a pretrained checkpoint.\n\n"
+        "rate and more epochs than a pretrained checkpoint. The rows from `eval_schedule` on "
+        "are the switches, each described on the page of deviations from the official code "
+        "({ref}`deviations`).\n\n"
         f"{recipe_table(task)}\n"
         "## Registry facts\n\n"
         f"- Task version: {task.version} (bumped on every change that alters its numbers).\n"

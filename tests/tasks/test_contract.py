@@ -1,12 +1,17 @@
 """The contract every registered task keeps, checked over the whole registry: a task folder
 copied to start a new task is held to the same rules without a test being written for it."""
 
+import re
+from pathlib import Path
+
 import papermill
 import pytest
 
+import kluebook
 from kluebook.data import HUB_SPLITS, generated_data_dir
 from kluebook.errors import KluebookError
 from kluebook.notebook import COMMON_PARAMETERS
+from kluebook.recipes import resolve_recipe
 from kluebook.scoring import score_predictions
 from kluebook.tasks import all_tasks
 
@@ -73,3 +78,37 @@ class TestTaskContract:
         assert task.selection_metric in keys
         assert task.smoke_floor["metric"] in keys
         assert {"train", "dev"} <= task.files.keys()
+
+    def test_its_switches_resolve_in_both_profiles_and_refuse_other_values(self, task):
+        for name, switch in task.switches.items():
+            paper = resolve_recipe(task, "klue/roberta-base", "paper", {})
+            smoke = resolve_recipe(task, "kluebook/tiny-roberta", "smoke", {})
+            assert paper.switches()[name] == switch["choices"][0]
+            assert smoke.as_dict()[name] == switch["smoke"]
+            for value in switch["choices"]:
+                chosen = resolve_recipe(task, "klue/roberta-base", "paper", {name: value})
+                assert chosen.switches()[name] == value
+            with pytest.raises(KluebookError, match=f"recipe switch {name} must be one of"):
+                resolve_recipe(task, "klue/roberta-base", "paper", {name: "no-such-value"})
+
+
+def test_shared_modules_name_no_task():
+    """Only a task's folder knows it: the shared modules hold no task name as a word."""
+    names = "|".join(t.name for t in TASKS)
+    words = "|".join(t.name for t in TASKS if t.name != "re")  # `re` is also a module and prefix
+    pattern = re.compile(rf"\b({words})\b|\b({names})_|[\"'`]({names})[\"'`]", re.IGNORECASE)
+    shared = sorted(Path(kluebook.__file__).parent.glob("*.py"))
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in shared
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert len(shared) > 10 and not found, "\n".join(found)
+
+
+def test_a_switch_of_another_task_is_an_unknown_parameter():
+    owners = [t for t in TASKS if t.switches]
+    other = next(t for t in TASKS if not t.switches)
+    with pytest.raises(KluebookError, match="unknown recipe parameter"):
+        resolve_recipe(other, "klue/roberta-base", "paper", {next(iter(owners[0].switches)): 1})

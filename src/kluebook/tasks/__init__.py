@@ -48,6 +48,7 @@ class Task:
     smoke_recipe: dict
     smoke_floor: dict
     predictions: dict
+    switches: dict  # its own recipe switches: name -> {choices (official first), smoke, does}
 
     @property
     def module(self) -> ModuleType:
@@ -112,11 +113,23 @@ def load_task(folder: Path) -> Task:
             smoke_recipe=entry.get("smoke", {}),
             smoke_floor=entry["smoke_floor"],
             predictions=entry["predictions"],
+            switches=_switches(entry.get("switches", {})),
         )
     except (KeyError, TypeError) as error:
         raise KluebookError(
             f"{folder / 'task.yaml'}: missing or malformed field {error}"
         ) from error
+
+
+def _switches(entries: dict) -> dict:
+    """The `switches` of a task.yaml, checked: choices with the official value first, the smoke
+    profile's value among them, and what the switch does."""
+    for name, switch in entries.items():
+        if not switch.get("choices") or switch.get("smoke") not in switch["choices"]:
+            raise KeyError(f"switches.{name}: choices, with smoke among them")
+        if not switch.get("does"):
+            raise KeyError(f"switches.{name}.does")
+    return entries
 
 
 @cache
