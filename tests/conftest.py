@@ -44,3 +44,70 @@ def tiny_encoder(tokenizer, hidden_size=32, layers=2, max_positions=130, dropout
         attention_probs_dropout_prob=dropout,
     )
     return RobertaModel(config)
+
+
+def dummy_fine_tune(
+    tmp_path,
+    train_size: int,
+    recipe_changes: dict,
+    scores=None,
+    metric: str = "score",
+):
+    """`kluebook.training.fine_tune` on a one-weight model over `train_size` identical rows.
+
+    The dev metric `metric` takes the values of `scores` in turn (a constant if None). Returns
+    the fine-tune result and the optimizer steps at which dev was scored.
+    """
+    import datasets
+    import torch
+    from transformers import default_data_collator
+
+    from kluebook.recipes import Recipe
+    from kluebook.training import fine_tune
+
+    class OneWeight(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.zeros(1))
+
+        def forward(self, x, labels=None):
+            logits = x * self.weight
+            return {"loss": ((logits - labels) ** 2).mean(), "logits": logits}
+
+    values = iter(scores) if scores is not None else None
+    model = OneWeight()
+
+    def compute_metrics(prediction):
+        return {metric: float(next(values)) if values is not None else 1.0}
+
+    fields = {
+        "learning_rate": 1e-3,
+        "batch_size": 1,
+        "eval_batch_size": 4,
+        "epochs": 3,
+        "warmup_ratio": 0.0,
+        "weight_decay": 0.0,
+        "max_length": 8,
+        "adam_epsilon": 1e-8,
+        "max_grad_norm": 1.0,
+        "evals_per_epoch": 4,
+        "selection_metric": metric,
+        **recipe_changes,
+    }
+    rows = {"x": [[1.0]] * train_size, "labels": [[1.0]] * train_size}
+    dev = datasets.Dataset.from_dict({"x": [[1.0]] * 2, "labels": [[1.0]] * 2})
+    torch.manual_seed(0)
+    result = fine_tune(
+        model,
+        None,
+        datasets.Dataset.from_dict(rows),
+        dev,
+        compute_metrics,
+        Recipe(**fields),
+        0,
+        tmp_path,
+        data_collator=default_data_collator,
+    )
+    logs = result.trainer.state.log_history
+    scored_at = [entry["step"] for entry in logs if f"eval_{metric}" in entry]  # NaNs included
+    return result, scored_at

@@ -19,7 +19,7 @@ from kluebook import records
 from kluebook.data import data_checksum, data_dir_for, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.recipes import Recipe, resolve_recipe
+from kluebook.recipes import Recipe, resolve_recipe, set_active_recipe
 from kluebook.scoring import score_predictions
 from kluebook.tasks import Task, get_task
 from kluebook.tiny_model import TINY_MODEL
@@ -82,6 +82,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
     recipe = resolve_recipe(
         task, parameters["model"], profile, {k: parameters.get(k) for k in RECIPE_PARAMETERS}
     )
+    set_active_recipe(recipe)  # task code reads its switches from here (kluebook.recipes)
     data_dir = data_dir_for(task, source, parameters.get("data_dir") or None)
     output_dir = Path(parameters["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)

@@ -42,11 +42,19 @@ def prediction_formats(tasks: list[Task]) -> str:
     return _table(["task", "one line of the predictions file", "note"], rows)
 
 
+def _concerns(key: str, task: Task, tasks: list[str]) -> bool:
+    """Whether a recipe field matters to `task`: those named after another task do not."""
+    owner = key.split("_")[0]
+    return owner not in tasks or owner == task.name
+
+
 def recipe_table(task: Task) -> str:
-    """The official recipe for base and large checkpoints, and what the smoke profile uses."""
+    """The official recipe for base and large checkpoints, and what the smoke profile uses; the
+    switches (book/deviations.md) after the hyper-parameters."""
     recipes = {size: official_recipe(task, model) for size, model in RECIPE_COLUMNS.items()}
     smoke = {**recipes["base"], **SMOKE_RECIPE, **task.smoke_recipe}
-    keys = list(recipes["base"])
+    names = list(all_tasks())
+    keys = [key for key in recipes["base"] if _concerns(key, task, names)]
     per_model = task.recipe.get("models", {})
     rows = [[f"`{key}`", *(str(r[key]) for r in recipes.values()), str(smoke[key])] for key in keys]
     text = _table(["parameter", "base checkpoints", "klue/roberta-large", "smoke profile"], rows)
@@ -66,7 +74,9 @@ def methods_page(task: Task) -> str:
         "## Recipe\n\n"
         "The official fine-tuning recipe, from this task's `task.yaml`. The smoke profile's "
         "values are for the tiny randomly initialised stand-in, which needs a higher learning "
-        "rate and more epochs than a pretrained checkpoint.\n\n"
+        "rate and more epochs than a pretrained checkpoint. The rows from `eval_schedule` on "
+        "are the switches, each described on the page of deviations from the official code "
+        "({ref}`deviations`).\n\n"
         f"{recipe_table(task)}\n"
         "## Registry facts\n\n"
         f"- Task version: {task.version} (bumped on every change that alters its numbers).\n"

@@ -1,5 +1,12 @@
 """Recipes: the official fine-tuning hyper-parameters of each task and checkpoint size, the smoke
-profile's changes for the tiny stand-in, and a run's overrides, resolved into one `Recipe`."""
+profile's changes for the tiny stand-in, and a run's overrides, resolved into one `Recipe`.
+
+A recipe also holds the switches: one field for each place where kluebook can compute something
+other than the official code did (book/deviations.md). Their defaults are the official
+behaviour, quirks included, so the paper profile follows the official code unless a task's
+task.yaml says otherwise; the smoke profile keeps the behaviour it had before the switches
+existed, and its speed-ups.
+"""
 
 from dataclasses import asdict, dataclass, fields
 
@@ -11,7 +18,24 @@ PROFILES = ("smoke", "paper")
 # The tiny stand-in starts from random weights: it needs a higher learning rate and more
 # epochs than a pretrained checkpoint. These replace the official values in the smoke profile,
 # and the `smoke` entry of a task's task.yaml replaces these.
-SMOKE_RECIPE = {"learning_rate": 1e-3, "epochs": 6, "warmup_ratio": 0.1, "max_length": 64}
+SMOKE_RECIPE = {
+    "learning_rate": 1e-3,
+    "epochs": 6,
+    "warmup_ratio": 0.1,
+    "max_length": 64,
+    # The switches as the smoke profile had them before they existed (book/deviations.md).
+    "eval_schedule": "trainer",
+    "early_stopping_patience": None,
+    "lr_schedule": "trainer",
+    "lr_schedule_gpus": 1,
+    "optimizer": "adamw_torch",
+    "group_by_length": True,
+    "pad_to_max_length": False,
+    "added_token_init": "mean",
+    "dp_padded_head_score": "masked",
+    "dp_scorer_init": "kluebook-0.1",
+    "ner_boundary_tags": "outside",
+}
 # The official values a task's recipe does not set (KLUE-baseline's argument defaults).
 RECIPE_DEFAULTS = {
     "learning_rate": 5e-5,
@@ -24,6 +48,32 @@ RECIPE_DEFAULTS = {
     "adam_epsilon": 1e-8,
     "max_grad_norm": 1.0,
     "evals_per_epoch": 4,
+}
+# The switches, each at the official code's behaviour (book/deviations.md has one row each).
+SWITCH_DEFAULTS = {
+    "eval_schedule": "lightning",
+    "early_stopping_patience": None,
+    "lr_schedule": "official",
+    "lr_schedule_gpus": 1,
+    "optimizer": "adamw_transformers3",
+    "group_by_length": False,
+    "pad_to_max_length": False,
+    "added_token_init": "normal",
+    "dp_padded_head_score": "zero",
+    "dp_scorer_init": "official",
+    "ner_boundary_tags": "model",
+}
+# The values each switch accepts (None: any positive integer, or None where the default is None).
+SWITCH_CHOICES = {
+    "eval_schedule": ("lightning", "trainer"),
+    "lr_schedule": ("official", "trainer"),
+    "optimizer": ("adamw_transformers3", "adamw_torch"),
+    "group_by_length": (False, True),
+    "pad_to_max_length": (False, True),
+    "added_token_init": ("normal", "mean"),
+    "dp_padded_head_score": ("zero", "masked"),
+    "dp_scorer_init": ("official", "kluebook-0.1"),
+    "ner_boundary_tags": ("model", "outside"),
 }
 
 
@@ -43,9 +93,40 @@ class Recipe:
     evals_per_epoch: int
     selection_metric: str
     gradient_accumulation: int = 1
+    # Switches (book/deviations.md); the defaults are the official code's behaviour.
+    eval_schedule: str = (
+        "lightning"  # lightning: dev scored at Lightning 1.1's points; trainer: HF's
+    )
+    early_stopping_patience: int | None = None  # stop after this many evaluations without a gain
+    lr_schedule: str = "official"  # official: the baseline's float step count; trainer: HF's
+    lr_schedule_gpus: int = 1  # the GPU count the official step count was divided by
+    optimizer: str = "adamw_transformers3"  # the AdamW of transformers 3.5.1, or torch's
+    group_by_length: bool = False  # training batches of similar lengths instead of uniform random
+    pad_to_max_length: bool = False  # pad every batch to max_length, as the baseline did
+    added_token_init: str = "normal"  # added token rows: N(0, initializer_range), or mean-resized
+    dp_padded_head_score: str = "zero"  # DP evaluation: padded head candidates score 0, or masked
+    dp_scorer_init: str = "official"  # DP arc/label scorer initialisation: the baseline's, or 0.1's
+    ner_boundary_tags: str = "model"  # NER metric ends: the model's tags at [CLS]/last pad, or O
+
+    def __post_init__(self):
+        for name, choices in SWITCH_CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise KluebookError(
+                    f"recipe switch {name} must be one of {', '.join(map(str, choices))}, "
+                    f"got {getattr(self, name)!r}"
+                )
+        patience = self.early_stopping_patience
+        if patience is not None and (not isinstance(patience, int) or patience < 1):
+            raise KluebookError(f"early_stopping_patience must be None or >= 1, got {patience!r}")
+        if not isinstance(self.lr_schedule_gpus, int) or self.lr_schedule_gpus < 1:
+            raise KluebookError(f"lr_schedule_gpus must be >= 1, got {self.lr_schedule_gpus!r}")
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def switches(self) -> dict:
+        """The switch fields and their values."""
+        return {name: getattr(self, name) for name in SWITCH_DEFAULTS}
 
 
 def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Recipe:
@@ -71,9 +152,24 @@ def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Rec
 def official_recipe(task: Task, model: str) -> dict:
     """The official recipe of `task` for a checkpoint: defaults, the task's base values, then
     those for large checkpoints and for that checkpoint alone."""
-    values = {**RECIPE_DEFAULTS, "selection_metric": task.selection_metric}
+    values = {**RECIPE_DEFAULTS, "selection_metric": task.selection_metric, **SWITCH_DEFAULTS}
     values.update(task.recipe.get("base", {}))
     if model_entry(model)["size"] == "large":
         values.update(task.recipe.get("large", {}))
     values.update(task.recipe.get("models", {}).get(model, {}))
     return values
+
+
+# The recipe of the run in progress in this process (set by `kluebook.notebook.start_run`), for
+# task code whose switch has to take effect without the notebook passing it along.
+_active: Recipe | None = None
+
+
+def set_active_recipe(recipe: Recipe | None) -> None:
+    global _active
+    _active = recipe
+
+
+def active_recipe() -> Recipe | None:
+    """The recipe of the run in progress, or None outside a run."""
+    return _active

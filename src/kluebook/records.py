@@ -82,6 +82,7 @@ RUN_CODE = (
     "json_files.py",
     "klue_tsv.py",
     "notebook.py",
+    "official_trainer.py",
     "recipes.py",
     "scoring.py",
     "tiny_model.py",

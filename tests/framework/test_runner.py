@@ -84,7 +84,8 @@ def test_the_run_code_hash_follows_the_tasks_code_and_version(tmp_path):
     assert records.run_code_hash(task) != base
     task = _copy_of(get_task("ynat"), tmp_path / "again")
     entry = task.folder / "task.yaml"
-    entry.write_text(entry.read_text().replace("version: 1", "version: 2"))
+    bumped = f"version: {task.version + 1}"
+    entry.write_text(entry.read_text().replace(f"version: {task.version}", bumped))
     assert records.run_code_hash(task) != base
 
 

@@ -92,3 +92,19 @@ def test_unknown_tag_and_length_mismatch_are_errors():
         char_macro_f1(["O", "O"], ["O"])
     with pytest.raises(ValueError):
         scoring_sequence([(["가"], ["O", "O"])])
+
+
+def test_the_boundary_predictions_enter_both_metrics():
+    """The baseline scores its predictions at [CLS] and at the last padded position against
+    `O`: a B-PS predicted at a sentence's end is a false entity and a wrong `O` character."""
+    chars = [list("김 씨"), list("서울")]
+    gold = [["B-PS", "O", "O"], ["B-LC", "I-LC"]]
+    outside = ner_scores(chars, gold, gold)
+    assert outside["entity_f1"] == outside["char_f1"] == 100.0
+    model = ner_scores(chars, gold, gold, boundaries=[("O", "B-PS"), ("O", "O")])
+    # PS: 1 gold, 2 predicted -> F1 2/3; LC: 1/1 -> 1. Macro over the two types.
+    assert model["entity_f1"] == pytest.approx(100 * (2 / 3 + 1) / 2)
+    assert model["char_f1"] < 100.0
+    assert ner_scores(chars, gold, gold, boundaries=[("O", "O")] * 2) == outside
+    with pytest.raises(ValueError, match="boundary pairs"):
+        ner_scores(chars, gold, gold, boundaries=[("O", "O")])

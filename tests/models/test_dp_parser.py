@@ -148,8 +148,8 @@ def test_a_few_steps_on_one_batch_reduce_the_loss(tokenizer, records):
     assert all(label in DEPRELS for _, labels in predicted for label in labels)
 
 
-def test_padded_head_candidates_are_never_predicted(tokenizer, records):
-    parser = tiny_parser(tokenizer, **SMALL).eval()
+def test_masked_padded_head_candidates_are_never_predicted(tokenizer, records):
+    parser = tiny_parser(tokenizer, **SMALL, padded_head_score="masked").eval()
     batch = collate(
         [encode_parser_input(tokenizer, r) for r in records[:6]], tokenizer.pad_token_id
     )

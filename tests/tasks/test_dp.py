@@ -114,7 +114,12 @@ def test_predictions_are_checked_per_sentence():
     gold = [{"guid": "g-1", "heads": [2, 0], "deprels": ["NP_SBJ", "VP"]}]
     with pytest.raises(KluebookError, match="g-1: expected 2 heads"):
         dp.score(gold, {"g-1": {"heads": [0], "deprels": ["VP", "VP"]}})
-    with pytest.raises(KluebookError, match="g-1: head 3 is not an eojeol index"):
-        dp.score(gold, {"g-1": {"heads": [3, 0], "deprels": ["VP", "VP"]}})
+    with pytest.raises(KluebookError, match="g-1: head -1 is not an eojeol index"):
+        dp.score(gold, {"g-1": {"heads": [-1, 0], "deprels": ["VP", "VP"]}})
+    with pytest.raises(KluebookError, match="g-1: head '2' is not an eojeol index"):
+        dp.score(gold, {"g-1": {"heads": ["2", 0], "deprels": ["VP", "VP"]}})
+    # A head past the sentence (a padding position the baseline's parser can pick) is wrong.
+    scores = dp.score(gold, {"g-1": {"heads": [3, 0], "deprels": ["NP_SBJ", "VP"]}})
+    assert scores["uas_micro_f1"] == 50.0
     with pytest.raises(KluebookError, match="g-1: unknown dependency label 'SBJ'"):
         dp.score(gold, {"g-1": {"heads": [2, 0], "deprels": ["SBJ", "VP"]}})

@@ -93,3 +93,45 @@ def test_metrics_function_scores_the_answers(records, tokenizer):
     null = compute_metrics(EvalPrediction(predictions=(null_starts, null_ends), label_ids=None))
     unanswerable = 100.0 * sum(r["is_impossible"] for r in records) / len(records)
     assert null == {"exact_match": unanswerable, "rouge_w": unanswerable}
+
+
+def test_padding_positions_take_n_best_slots_when_the_run_pads_to_max_length():
+    """transformers 3.5.1 searched the 20 best starts and ends over the whole window padded to
+    max_length: padding positions scoring above the answer fill the n-best lists, no span is
+    left, and the answer is empty. With `search_padding` (a run that pads to max_length, the
+    paper profile) kluebook does the same; otherwise each row is cut to its window first."""
+    record = {"guid": "q0", "context": "서울은 수도"}
+    # [CLS] q [SEP] 서울은 수도 [SEP], then 24 padding positions.
+    window = qa.Window(
+        example_index=0, context_offset=3, offsets=[(0, 3), (4, 6)], max_context=[True, True]
+    )
+    starts = np.array([[1.0, 0.0, 0.0, 10.0, 0.0, 0.0] + [20.0] * 24])
+    ends = np.array([[1.0, 0.0, 0.0, 0.0, 10.0, 0.0] + [20.0] * 24])
+    cut = qa.answers_from_logits([record], [window], starts, ends, search_padding=False)
+    assert cut == {"q0": "서울은 수도"}
+    assert qa.answers_from_logits([record], [window], starts, ends, search_padding=True) == {
+        "q0": ""
+    }
+
+
+def test_the_padding_search_follows_the_run_in_progress():
+    from kluebook.recipes import resolve_recipe, set_active_recipe
+    from kluebook.tasks import get_task
+
+    record = {"guid": "q0", "context": "서울은 수도"}
+    window = qa.Window(
+        example_index=0, context_offset=3, offsets=[(0, 3), (4, 6)], max_context=[True, True]
+    )
+    starts = np.array([[1.0, 0.0, 0.0, 10.0, 0.0, 0.0] + [20.0] * 24])
+    ends = np.array([[1.0, 0.0, 0.0, 0.0, 10.0, 0.0] + [20.0] * 24])
+    try:
+        for profile, model, expected in (
+            ("paper", "klue/roberta-base", ""),
+            ("smoke", "kluebook/tiny-roberta", "서울은 수도"),
+        ):
+            recipe = resolve_recipe(get_task("mrc"), model, profile, {})
+            set_active_recipe(recipe)
+            assert recipe.pad_to_max_length == (profile == "paper")
+            assert qa.answers_from_logits([record], [window], starts, ends)["q0"] == expected
+    finally:
+        set_active_recipe(None)

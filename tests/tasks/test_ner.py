@@ -111,3 +111,42 @@ def test_prediction_length_must_match_the_characters_including_spaces():
         ner.score(gold, {"g-1": {"tags": ["O", "O"]}})
     with pytest.raises(KluebookError, match="g-1: unknown tag 'B-PER'"):
         ner.score(gold, {"g-1": {"tags": ["B-PER", "O", "O"]}})
+
+
+def test_prediction_lines_may_carry_the_boundary_tags():
+    import numpy as np
+
+    from kluebook.recipes import resolve_recipe, set_active_recipe
+    from kluebook.tasks import get_task
+    from kluebook.tasks.ner.data import TAGS, boundary_tags
+
+    records = [
+        {"guid": "n-1", "chars": list("김 씨"), "tags": ["B-PS", "O", "O"]},
+        {"guid": "n-2", "chars": list("서울"), "tags": ["B-LC", "I-LC"]},
+    ]
+    plain = {r["guid"]: {"guid": r["guid"], "tags": r["tags"]} for r in records}
+    assert ner.score(records, plain)["entity_f1"] == 100.0
+    logits = np.zeros((2, 6, len(TAGS)))
+    logits[:, :, TAGS.index("O")] = 1.0
+    logits[0, -1, TAGS.index("B-PS")] = 5.0  # the last padded position of the first sentence
+    ends = boundary_tags(logits)
+    assert ends == [("O", "B-PS"), ("O", "O")]
+    with_ends = {
+        g: {**line, "boundary": list(end)}
+        for (g, line), end in zip(plain.items(), ends, strict=True)
+    }
+    assert ner.score(records, with_ends)["entity_f1"] < 100.0
+    with pytest.raises(KluebookError, match="n-2: boundary is given for some"):
+        ner.score(records, {"n-1": with_ends["n-1"], "n-2": plain["n-2"]})
+    with pytest.raises(KluebookError, match="n-1: boundary must be"):
+        ner.score(records, {**with_ends, "n-1": {**plain["n-1"], "boundary": ["X", "O"]}})
+    # In a paper run (which scores them) lines without the boundary tags are refused.
+    try:
+        set_active_recipe(resolve_recipe(get_task("ner"), "klue/roberta-base", "paper", {}))
+        with pytest.raises(KluebookError, match="ner_boundary_tags: model"):
+            ner.score(records, plain)
+        assert ner.score(records, with_ends)["entity_f1"] < 100.0
+        set_active_recipe(resolve_recipe(get_task("ner"), "kluebook/tiny-roberta", "smoke", {}))
+        assert ner.score(records, plain)["entity_f1"] == 100.0
+    finally:
+        set_active_recipe(None)

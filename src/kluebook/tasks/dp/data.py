@@ -120,8 +120,10 @@ def _checked_prediction(record: dict, prediction: dict) -> tuple[list[int], list
             got = len(values) if isinstance(values, list) else repr(values)
             raise KluebookError(f"{guid}: expected {size} {name} (one per eojeol), got {got}")
     for head in heads:
-        if type(head) is not int or not 0 <= head <= size:
-            raise KluebookError(f"{guid}: head {head!r} is not an eojeol index (1-{size}) or 0")
+        # A head past the sentence is allowed and scored as wrong: the baseline's parser can
+        # pick a padding position of its batch (see parser.py, `dp_padded_head_score`).
+        if type(head) is not int or head < 0:
+            raise KluebookError(f"{guid}: head {head!r} is not an eojeol index or 0")
     for deprel in deprels:
         if deprel not in DEPRELS:
             raise KluebookError(f"{guid}: unknown dependency label {deprel!r}")

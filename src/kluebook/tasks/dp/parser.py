@@ -6,9 +6,15 @@ embedding of its last morpheme's POS tag. A BiLSTM encodes root + eojeols, an LS
 the eojeols, a biaffine scorer rates every (dependent, head) pair and a bilinear scorer the 38
 labels of each eojeol with its head; heads and labels are decoded by independent argmax.
 
-One deliberate difference from the baseline: at prediction time padded head candidates are
-masked out; the baseline zeroes their scores, which lets a padding position win when every
-real score is negative.
+Two behaviours of the baseline are switches of the recipe (`apply_recipe`, book/deviations.md):
+- `dp_padded_head_score`: at evaluation the baseline multiplies the arc scores by the mask, so a
+  padded head candidate scores 0 and wins whenever every real candidate scores below 0
+  ("zero", the default); "masked" gives padded candidates the training mask (-1e8) instead.
+- `dp_scorer_init`: the baseline initialises the arc scorer's bilinear weight as a
+  (1, dependent, head) tensor with Xavier (a far smaller range than Xavier on the 2-D matrix)
+  and every weight of the label scorer with Xavier ("official", the default); "kluebook-0.1" is
+  what kluebook did before: 2-D Xavier for the arc weight, PyTorch's defaults for the label
+  scorer.
 """
 
 from collections.abc import Sequence
@@ -33,7 +39,9 @@ POS_PAD_ID = len(POS_TAGS)  # the root, padding and POS tags outside the list
 POS_IDS = {tag: index for index, tag in enumerate(POS_TAGS)}
 DEPREL_IDS = {label: index for index, label in enumerate(DEPRELS)}
 IGNORE_INDEX = -100
-MASKED_SCORE = -1e8  # the baseline's score for padded head candidates
+MASKED_SCORE = -1e8  # the baseline's training score for padded head candidates
+PADDED_HEAD_SCORES = ("zero", "masked")
+SCORER_INITS = ("official", "kluebook-0.1")
 WORD_FEATURES = ("first_subword", "last_subword", "pos_ids", "heads", "labels")
 # Head sizes for the offline tiny encoder (hidden size 64): the official ones (LSTM 768, arcs
 # 512, labels 256, POS 256) would make the head ~100 times larger than the encoder, and a smoke
@@ -101,14 +109,26 @@ def collate(features: Sequence[dict], pad_token_id: int) -> dict[str, torch.Tens
 class Biaffine(nn.Module):
     """score(i, j) = d_i U h_j + w_d . d_i + w_h . h_j + b (dependents d, head candidates h)."""
 
-    def __init__(self, dependent_size: int, head_size: int):
+    def __init__(self, dependent_size: int, head_size: int, init: str = "official"):
         super().__init__()
         self.weight = nn.Parameter(torch.empty(dependent_size, head_size))
         self.dependent_weight = nn.Parameter(torch.empty(1, dependent_size))
         self.head_weight = nn.Parameter(torch.empty(1, head_size))
         self.bias = nn.Parameter(torch.zeros(()))
-        for parameter in (self.weight, self.dependent_weight, self.head_weight):
-            nn.init.xavier_uniform_(parameter)
+        self.reset_parameters(init)
+
+    def reset_parameters(self, init: str = "official") -> None:
+        """Xavier-uniform weights and a zero bias. "official": the bilinear weight as the
+        baseline's (1, dependent, head) tensor, whose fans are (dependent x head, head);
+        "kluebook-0.1": as a (dependent, head) matrix."""
+        if init not in SCORER_INITS:
+            raise KluebookError(f"unknown DP scorer initialisation {init!r}")
+        with torch.no_grad():
+            weight = self.weight[None] if init == "official" else self.weight
+            nn.init.xavier_uniform_(weight)
+            nn.init.xavier_uniform_(self.dependent_weight)
+            nn.init.xavier_uniform_(self.head_weight)
+            nn.init.zeros_(self.bias)
 
     def forward(self, dependents: torch.Tensor, heads: torch.Tensor) -> torch.Tensor:
         bilinear = dependents @ self.weight @ heads.transpose(1, 2)
@@ -120,11 +140,26 @@ class Biaffine(nn.Module):
 class LabelScorer(nn.Module):
     """score(i, l) = d_i U_l h_i + W_d d_i + W_h h_i + b_l for each eojeol and its head."""
 
-    def __init__(self, size: int, num_labels: int):
+    def __init__(self, size: int, num_labels: int, init: str = "official"):
         super().__init__()
         self.bilinear = nn.Bilinear(size, size, num_labels)
         self.dependent = nn.Linear(size, num_labels, bias=False)
         self.head = nn.Linear(size, num_labels, bias=False)
+        self.reset_parameters(init)
+
+    def reset_parameters(self, init: str = "official") -> None:
+        """ "official": Xavier-uniform weights and a zero bias (the baseline's BiLinear);
+        "kluebook-0.1": PyTorch's default initialisation of each layer."""
+        if init not in SCORER_INITS:
+            raise KluebookError(f"unknown DP scorer initialisation {init!r}")
+        if init == "kluebook-0.1":
+            for layer in (self.bilinear, self.dependent, self.head):
+                layer.reset_parameters()
+            return
+        with torch.no_grad():
+            for weight in (self.bilinear.weight, self.dependent.weight, self.head.weight):
+                nn.init.xavier_uniform_(weight)
+            nn.init.zeros_(self.bilinear.bias)
 
     def forward(self, dependents: torch.Tensor, heads: torch.Tensor) -> torch.Tensor:
         return self.bilinear(dependents, heads) + self.dependent(dependents) + self.head(heads)
@@ -156,10 +191,16 @@ class DependencyParser(nn.Module):
         pos_size: int = 256,
         dropout: float = 0.33,
         num_labels: int = len(DEPRELS),
+        padded_head_score: str = "zero",
+        scorer_init: str = "official",
     ):
         super().__init__()
+        if padded_head_score not in PADDED_HEAD_SCORES:
+            raise KluebookError(f"unknown padded head score {padded_head_score!r}")
         self.encoder = encoder
         self.dropout = dropout
+        self.padded_head_score = padded_head_score
+        self.scorer_init = scorer_init
         hidden_size = encoder.config.hidden_size
         self.pos_embedding = nn.Embedding(len(POS_TAGS) + 1, pos_size)
         self.word_lstm = nn.LSTM(
@@ -172,8 +213,20 @@ class DependencyParser(nn.Module):
         self.arc_head = nn.Linear(2 * lstm_size, arc_size)
         self.label_dependent = nn.Linear(lstm_size, label_size)
         self.label_head = nn.Linear(2 * lstm_size, label_size)
-        self.arc_scorer = Biaffine(arc_size, arc_size)
-        self.label_scorer = LabelScorer(label_size, num_labels)
+        self.arc_scorer = Biaffine(arc_size, arc_size, scorer_init)
+        self.label_scorer = LabelScorer(label_size, num_labels, scorer_init)
+
+    def apply_recipe(self, recipe) -> None:
+        """Take the recipe's DP switches (called by `kluebook.training.fine_tune`): the score
+        of padded head candidates at evaluation, and the scorers' initialisation (drawn again
+        only if it differs from the one the parser was built with)."""
+        if recipe.dp_padded_head_score not in PADDED_HEAD_SCORES:
+            raise KluebookError(f"unknown padded head score {recipe.dp_padded_head_score!r}")
+        self.padded_head_score = recipe.dp_padded_head_score
+        if recipe.dp_scorer_init != self.scorer_init:
+            self.arc_scorer.reset_parameters(recipe.dp_scorer_init)
+            self.label_scorer.reset_parameters(recipe.dp_scorer_init)
+            self.scorer_init = recipe.dp_scorer_init
 
     @classmethod
     def from_pretrained(cls, name_or_path: str, **sizes) -> "DependencyParser":
@@ -220,8 +273,7 @@ class DependencyParser(nn.Module):
         arc_scores = self.arc_scorer(
             F.elu(self.arc_dependent(decoded)), F.elu(self.arc_head(encoded))
         )
-        candidates = F.pad(word_mask, (1, 0), value=True)
-        arc_scores = arc_scores.masked_fill(~candidates[:, None, :], MASKED_SCORE)
+        arc_scores = self._mask_arc_scores(arc_scores, word_mask, training=heads is not None)
         chosen = arc_scores.argmax(dim=-1) if heads is None else heads.clamp(min=0)
         rows = torch.arange(chosen.size(0), device=chosen.device)[:, None]
         label_heads = F.elu(self.label_head(encoded))[rows, chosen]
@@ -233,6 +285,17 @@ class DependencyParser(nn.Module):
             label_loss = F.cross_entropy(label_scores.flatten(0, 1), labels.flatten())
             loss = arc_loss + label_loss
         return ParserOutput(arc_scores=arc_scores, label_scores=label_scores, loss=loss)
+
+    def _mask_arc_scores(
+        self, arc_scores: torch.Tensor, word_mask: torch.Tensor, training: bool
+    ) -> torch.Tensor:
+        """Padded head candidates get -1e8 in training (the loss); at evaluation, with the
+        baseline's "zero", every score is multiplied by the dependent and candidate masks."""
+        candidates = F.pad(word_mask, (1, 0), value=True)
+        if training or self.padded_head_score == "masked":
+            return arc_scores.masked_fill(~candidates[:, None, :], MASKED_SCORE)
+        mask = word_mask[:, :, None] & candidates[:, None, :]
+        return arc_scores * mask.to(arc_scores.dtype)
 
     @torch.no_grad()
     def predict(self, batch: dict[str, torch.Tensor]) -> list[tuple[list[int], list[str]]]:

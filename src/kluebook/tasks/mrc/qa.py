@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kluebook.recipes import active_recipe
+
 from .data import gold_answers
 from .metric import mrc_scores
 
@@ -328,9 +330,20 @@ def answers_from_logits(
     windows: Sequence[Window],
     start_logits: np.ndarray,
     end_logits: np.ndarray,
+    search_padding: bool | None = None,
 ) -> dict[str, str]:
-    """`predict_answers` on logits padded to a common length (as `Trainer.predict` returns them):
-    each row is cut back to its window's own tokens first."""
+    """`predict_answers` on logits padded to a common length (as `Trainer.predict` returns them).
+
+    With `search_padding` (the default when the run's recipe pads to `max_length`, as the
+    baseline did) the n-best search covers each whole row, so padding positions can take
+    n-best slots as in transformers 3.5.1; otherwise each row is cut back to its window's own
+    tokens first.
+    """
+    if search_padding is None:
+        recipe = active_recipe()
+        search_padding = bool(recipe and recipe.pad_to_max_length)
+    if search_padding:
+        return predict_answers(records, windows, list(start_logits), list(end_logits))
     lengths = [window_length(window) for window in windows]
     return predict_answers(
         records,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.klue_tsv import read_sentence_blocks
+from kluebook.recipes import active_recipe
 
 from .metric import ENTITY_TYPES, TAGS, ner_scores
 
@@ -121,10 +122,51 @@ def _predicted_tags(record: dict, prediction: dict) -> list[str]:
     return tags
 
 
+def _boundary(record: dict, prediction: dict) -> tuple[str, str] | None:
+    boundary = prediction.get("boundary")
+    if boundary is None:
+        return None
+    if not isinstance(boundary, list) or len(boundary) != 2 or not set(boundary) <= set(TAGS):
+        raise KluebookError(
+            f"{record['guid']}: boundary must be the two tags predicted at [CLS] and at the "
+            f"last padded position, got {boundary!r}"
+        )
+    return boundary[0], boundary[1]
+
+
 def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
-    """Official entity and character F1 (and the no-`O` character F1) of tag predictions."""
+    """Official entity and character F1 (and the no-`O` character F1) of tag predictions.
+
+    Lines may carry `boundary`, the tags predicted at `[CLS]` and at the last padded position,
+    which the baseline scores too (all lines or none). In a run whose recipe scores them
+    (`ner_boundary_tags` `model`, the paper profile) they are required.
+    """
     predicted = [_predicted_tags(r, predictions[r["guid"]]) for r in records]
-    return ner_scores([r["chars"] for r in records], [r["tags"] for r in records], predicted)
+    ends = [_boundary(r, predictions[r["guid"]]) for r in records]
+    given = [end is not None for end in ends]
+    if any(given) and not all(given):
+        missing = next(r["guid"] for r, has in zip(records, given, strict=True) if not has)
+        raise KluebookError(f"{missing}: boundary is given for some sentences but not this one")
+    recipe = active_recipe()
+    if recipe is not None and recipe.ner_boundary_tags == "model" and records and not all(given):
+        raise KluebookError(
+            "this run's recipe scores the predictions at [CLS] and at the last padded position "
+            "(ner_boundary_tags: model): give each line its `boundary` tags "
+            "(kluebook.tasks.ner.data.boundary_tags)"
+        )
+    boundaries = ends if all(given) and records else None
+    return ner_scores(
+        [r["chars"] for r in records], [r["tags"] for r in records], predicted, boundaries
+    )
+
+
+def boundary_tags(logits) -> list[tuple[str, str]]:
+    """Each sentence's predicted tags at `[CLS]` (the first position) and at the last position
+    of its row: with every batch padded to `max_length` (`pad_to_max_length`), the last padded
+    position the baseline scores. `logits`: (sentences, positions, tags), as `Trainer.predict`
+    returns them."""
+    predicted = logits.argmax(-1)
+    return [(TAGS[int(row[0])], TAGS[int(row[-1])]) for row in predicted]
 
 
 def eojeols(chars: Sequence[str]) -> tuple[list[str], list[int]]:

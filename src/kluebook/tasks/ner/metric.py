@@ -1,8 +1,9 @@
 """NER: entity-level and character-level macro F1 as the KLUE baseline computes them.
 
 Both metrics are computed on one long tag sequence: for every sentence, the tags of its
-non-space characters wrapped in an `O` at each end (the baseline's `[CLS]`/`[SEP]` positions),
-all sentences concatenated. The boundary `O`s keep entities of adjacent sentences apart.
+non-space characters wrapped in one tag at each end (the baseline's `[CLS]` and last padded
+positions), all sentences concatenated. The gold has `O` at both ends; the prediction has the
+model's tags there when they are given (`boundaries`, as the baseline scores them), else `O`.
 """
 
 from collections.abc import Iterable, Sequence
@@ -24,19 +25,27 @@ _TAG_IDS = {tag: index for index, tag in enumerate(TAGS)}
 _PIECE_LENGTH = 200
 
 
-def scoring_sequence(sentences: Iterable[tuple[Sequence[str], Sequence[str]]]) -> list[str]:
+def scoring_sequence(
+    sentences: Iterable[tuple[Sequence[str], Sequence[str]]],
+    boundaries: Iterable[tuple[str, str]] | None = None,
+) -> list[str]:
     """The baseline's evaluation sequence of (characters, tags) sentences.
 
-    Space characters are dropped, each sentence is wrapped as `O` + tags + `O`, and the
-    sentences are concatenated.
+    Space characters are dropped, each sentence is wrapped as first + tags + last, and the
+    sentences are concatenated. `boundaries` gives each sentence's (first, last) tags: the
+    model's predictions at `[CLS]` and at the last padded position; `O` and `O` without them.
     """
+    sentences = list(sentences)
+    ends = [("O", "O")] * len(sentences) if boundaries is None else list(boundaries)
+    if len(ends) != len(sentences):
+        raise ValueError(f"{len(sentences)} sentences but {len(ends)} boundary pairs")
     sequence = []
-    for chars, tags in sentences:
+    for (chars, tags), (first, last) in zip(sentences, ends, strict=True):
         if len(chars) != len(tags):
             raise ValueError(f"{len(chars)} characters but {len(tags)} tags")
-        sequence.append("O")
+        sequence.append(first)
         sequence.extend(tag for char, tag in zip(chars, tags, strict=True) if char != " ")
-        sequence.append("O")
+        sequence.append(last)
     return sequence
 
 
@@ -113,14 +122,16 @@ def ner_scores(
     chars: Sequence[Sequence[str]],
     gold_tags: Sequence[Sequence[str]],
     pred_tags: Sequence[Sequence[str]],
+    boundaries: Sequence[tuple[str, str]] | None = None,
 ) -> dict[str, float]:
     """Entity F1, official character F1 and the no-`O` character F1 of whole sentences.
 
     `chars` holds each sentence's characters, spaces included; the tag lists align with them.
-    The predictions at the two boundary positions are `O`, as a clean model predicts there.
+    `boundaries`: each sentence's predicted tags at `[CLS]` and at the last padded position,
+    which the baseline scores against `O`; without them both are `O`.
     """
     gold = scoring_sequence(zip(chars, gold_tags, strict=True))
-    pred = scoring_sequence(zip(chars, pred_tags, strict=True))
+    pred = scoring_sequence(zip(chars, pred_tags, strict=True), boundaries)
     return {
         "entity_f1": entity_macro_f1(gold, pred),
         "char_f1": char_macro_f1(gold, pred),
