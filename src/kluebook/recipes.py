@@ -43,6 +43,12 @@ class Recipe:
     evals_per_epoch: int
     selection_metric: str
     gradient_accumulation: int = 1
+    # Speed switches, each a deviation from the official fp32 recipe (kluebook.speed): off
+    # unless a run or a task's smoke recipe turns them on.
+    tf32: bool = False
+    bf16: bool = False
+    fused_adamw: bool = False
+    sdpa: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)

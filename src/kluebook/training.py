@@ -24,6 +24,7 @@ from transformers import (
     TrainingArguments,
 )
 
+from kluebook import speed
 from kluebook.checkpoints import check_hub_model
 from kluebook.errors import KluebookError
 from kluebook.recipes import Recipe
@@ -158,7 +159,7 @@ def fine_tune(
     """
     trainer = trainer_class(
         model=model,
-        args=training_arguments(recipe, output_dir, seed, len(train)),
+        args=speed.apply(training_arguments(recipe, output_dir, seed, len(train)), recipe, model),
         train_dataset=train,
         eval_dataset=dev,
         data_collator=data_collator or trainer_class.default_collator(tokenizer),
