@@ -79,7 +79,7 @@ def produce(request: RunRequest) -> RunProducts:
     """Execute one run in a scratch folder and return what it produced; never raises for a run
     that fails (its error is in the products), so a sweep goes on and nothing is retried in vain.
     """
-    products = RunProducts(started=time.time(), host=socket.gethostname())
+    products = RunProducts(started=time.time(), host=where())
     scratch = Path(tempfile.mkdtemp(prefix=f"kluebook-{request.task}-"))
     try:
         check_environment(request)
@@ -92,6 +92,16 @@ def produce(request: RunRequest) -> RunProducts:
         products.finished = time.time()
         shutil.rmtree(scratch, ignore_errors=True)
     return products
+
+
+def where() -> str:
+    """This machine's name, and the Dask worker's when a worker executes the run."""
+    try:
+        from distributed import get_worker
+
+        return f"{socket.gethostname()} (dask worker {get_worker().name})"
+    except (ImportError, ValueError):
+        return socket.gethostname()
 
 
 def check_environment(request: RunRequest) -> None:
