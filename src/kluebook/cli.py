@@ -2,6 +2,7 @@
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -288,17 +289,25 @@ def book(
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    execution = (executor, jobs, threads, scheduler, resources)
+    started = time.perf_counter()
+    ok = no_run or _run(*options, force, quiet, execution)
+    ran = time.perf_counter()
     from kluebook.book import build
     from kluebook.pages import write_pages
     from kluebook.report import write_report
 
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    execution = (executor, jobs, threads, scheduler, resources)
-    ok = no_run or _run(*options, force, quiet, execution)
     write_report()
     write_pages()
-    build(path_output)
-    typer.echo(f"book: {path_output / '_build' / 'html' / 'index.html'}")
+    written = time.perf_counter()
+    built = build(path_output, force=force)
+    state = "" if built else " (up to date: no page changed since the last build)"
+    typer.echo(f"book: {path_output / '_build' / 'html' / 'index.html'}{state}")
+    typer.echo(
+        f"timings: runs {ran - started:.1f} s, pages {written - ran:.1f} s, "
+        f"site {time.perf_counter() - written:.1f} s"
+    )
     if not ok:
         raise typer.Exit(1)
 

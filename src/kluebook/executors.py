@@ -44,6 +44,9 @@ class Executor:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def check(self, models: set[str]) -> None:
+        """Refuse, before any run starts, a sweep of these models that cannot run here."""
+
     def produce(self, request: RunRequest) -> RunProducts:
         raise NotImplementedError
 
@@ -79,12 +82,7 @@ class LocalExecutor(Executor):
             raise KluebookError(f"--jobs must be at least 1, got {jobs}")
         if threads is not None and threads < 1:
             raise KluebookError(f"--threads must be at least 1, got {threads}")
-        gpus = visible_gpus() if gpus is None else gpus
-        if gpus and jobs > len(gpus):
-            raise KluebookError(
-                f"--jobs {jobs} on a machine with {len(gpus)} GPU(s): each run needs its own GPU; "
-                f"use --jobs {len(gpus)} or fewer"
-            )
+        self.gpus = visible_gpus() if gpus is None else gpus
         self.concurrency = jobs
         self.description = f"{jobs} at once" if jobs > 1 else "local"
         if threads is None and jobs > 1:
@@ -92,9 +90,18 @@ class LocalExecutor(Executor):
         self.slots: queue.Queue[dict] = queue.Queue()
         for index in range(jobs):
             env = thread_environment(threads) if threads else {}
-            if gpus and jobs > 1:
-                env["CUDA_VISIBLE_DEVICES"] = gpus[index]
+            if self.gpus and jobs > 1:  # more jobs than GPUs: tiny-model runs only (check)
+                env["CUDA_VISIBLE_DEVICES"] = self.gpus[index % len(self.gpus)]
             self.slots.put(env)
+
+    def check(self, models: set[str]) -> None:
+        from kluebook.tiny_model import TINY_MODEL
+
+        if self.gpus and self.concurrency > len(self.gpus) and models - {TINY_MODEL}:
+            raise KluebookError(
+                f"--jobs {self.concurrency} on a machine with {len(self.gpus)} GPU(s): each run of "
+                f"a real checkpoint needs its own GPU; use --jobs {len(self.gpus)} or fewer"
+            )
 
     def produce(self, request: RunRequest) -> RunProducts:
         env = self.slots.get()

@@ -415,6 +415,7 @@ def run_all(
     executor = executor or executors.LocalExecutor()
     summary = Summary()
     with executor:
+        executor.check({spec.model for spec in specs})
         if executor.concurrency == 1:
             _run_in_turn(specs, force, log_output, executor, summary)
         else:
