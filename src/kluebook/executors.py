@@ -75,7 +75,8 @@ def visible_gpus() -> list[str]:
 class LocalExecutor(Executor):
     """`jobs` runs at once on this machine, each in its own kernel with its share of the CPU
     threads (`threads` each; default: the cores divided by `jobs`) and, if there are GPUs, its
-    own GPU. With one job and no `threads`, kernels inherit this process's environment as is."""
+    own GPU. With one job, no `threads` and at most one GPU, kernels inherit this process's
+    environment as is."""
 
     def __init__(self, jobs: int = 1, threads: int | None = None, gpus: list[str] | None = None):
         if jobs < 1:
@@ -90,7 +91,9 @@ class LocalExecutor(Executor):
         self.slots: queue.Queue[dict] = queue.Queue()
         for index in range(jobs):
             env = thread_environment(threads) if threads else {}
-            if self.gpus and jobs > 1:  # more jobs than GPUs: tiny-model runs only (check)
+            # One GPU per run, also for one job at a time (else the Trainer would spread a run
+            # over every GPU with DataParallel); more jobs than GPUs: tiny-model runs only.
+            if self.gpus and (jobs > 1 or len(self.gpus) > 1):
                 env["CUDA_VISIBLE_DEVICES"] = self.gpus[index % len(self.gpus)]
             self.slots.put(env)
 

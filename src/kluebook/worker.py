@@ -170,17 +170,26 @@ def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProduct
 
 
 def worker_kernel_environment() -> dict:
-    """Threads per run where nobody chose them: this machine's cores shared among the runs a Dask
-    worker executes at once. GPUs: the worker's own CUDA_VISIBLE_DEVICES (dask-cuda sets it)."""
+    """The kernel environment of a run on a Dask worker, where nobody chose it.
+
+    Threads: this machine's cores shared among the runs the worker executes at once, unless
+    OMP_NUM_THREADS is set. GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the
+    worker's own GPU with dask-cuda (it lists the others after it), so that a run never spreads
+    over several GPUs (the Trainer would, with DataParallel).
+    """
+    env = {}
+    devices = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    if "," in devices:
+        env["CUDA_VISIBLE_DEVICES"] = devices.split(",")[0].strip()
     if any(name in os.environ for name in THREAD_VARIABLES):
-        return {}
+        return env
     try:
         from distributed import get_worker
 
         slots = get_worker().state.nthreads
     except (ImportError, ValueError):
-        return {}
-    return thread_environment(max(1, available_cpus() // max(1, slots)))
+        return env
+    return {**env, **thread_environment(max(1, available_cpus() // max(1, slots)))}
 
 
 def available_cpus() -> int:
