@@ -2,7 +2,9 @@
 
 Each run writes its executed notebook to book/runs/<task>/ and its record to results/. A run
 whose record already holds the same fingerprint is skipped; a run that raises is recorded as
-failed and the others go on.
+failed and the others go on. Where a run executes is an executor's business (kluebook.executors:
+here one at a time, here several at once, or on a Dask cluster); what it produced comes back as
+data (kluebook.worker) and is written here, the same way for every executor.
 """
 
 import itertools
