@@ -10,7 +10,7 @@ import importlib
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -48,6 +48,7 @@ class Task:
     smoke_recipe: dict
     smoke_floor: dict
     predictions: dict
+    smoke_data: dict = field(default_factory=dict)
 
     @property
     def module(self) -> ModuleType:
@@ -112,6 +113,7 @@ def load_task(folder: Path) -> Task:
             smoke_recipe=entry.get("smoke", {}),
             smoke_floor=entry["smoke_floor"],
             predictions=entry["predictions"],
+            smoke_data=entry.get("smoke_data", {}),
         )
     except (KeyError, TypeError) as error:
         raise KluebookError(
