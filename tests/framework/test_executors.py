@@ -38,7 +38,9 @@ def test_resources_are_parsed_or_refused_in_one_line():
 
 def test_an_unreachable_scheduler_is_a_one_line_error():
     pytest.importorskip("distributed")
-    with pytest.raises(KluebookError, match=r"cannot reach the Dask scheduler tcp://127\.0\.0\.1:9"):
+    with pytest.raises(
+        KluebookError, match=r"cannot reach the Dask scheduler tcp://127\.0\.0\.1:9"
+    ):
         executors.DaskExecutor("tcp://127.0.0.1:9", connect_timeout=2)
 
 
