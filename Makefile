@@ -5,8 +5,11 @@ BIN := $(VENV)/bin
 
 .PHONY: book test test-fast lint clean
 
+# Two runs at once (each on its share of the cores): the smoke book in about three minutes.
+JOBS ?= 2
+
 book: $(VENV)/.installed
-	$(BIN)/kluebook book
+	$(BIN)/kluebook book --jobs $(JOBS) --quiet
 
 # pytest exits 5 when it collects no test: that is not a failure of the suite.
 test: $(VENV)/.installed
@@ -22,7 +25,7 @@ lint: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[dev,dask]"
 	touch $@
 
 clean:

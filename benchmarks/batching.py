@@ -1,28 +1,21 @@
 """Padding waste and epoch time of the tiny model under three batching schemes.
 
-    python benchmarks/batching.py [--examples 4000] [--book]
+    python benchmarks/batching.py [--examples 4000]
 
 Text: the real YNAT training headlines when KLUEBOOK_DATA_DIR holds them, the generated smoke
 data otherwise. Schemes: every batch padded to max_length 128 (the official code), dynamic
 padding of random batches, and dynamic padding of length-grouped batches (this project's
-default, transformers' LengthGroupedSampler). With --book it also times a smoke book build in a
-scratch copy of the repository and the rebuild right after it, with nothing changed.
+default, transformers' LengthGroupedSampler). The smoke book's own timings (install, runs, site,
+rebuild, per task) are benchmarks/book_build.py's.
 """
 
 import argparse
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import torch
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 from transformers.trainer_pt_utils import LengthGroupedSampler
 
-from kluebook.book import copy_sources
 from kluebook.data import generated_data_dir
 from kluebook.paths import KLUE_DATA
 from kluebook.tasks import get_task
@@ -78,26 +71,11 @@ def epoch_seconds(scheme: str, features: list[dict], checkpoint: str, tokenizer)
     return time.perf_counter() - start
 
 
-def time_book() -> tuple[float, float]:
-    """Wall time of a smoke book build in a scratch copy, and of the no-change rebuild."""
-    scratch = copy_sources(Path(tempfile.mkdtemp(prefix="kluebook-bench-")))
-    env = {**os.environ, "KLUEBOOK_ROOT": str(scratch)}
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", "book", "--quiet"]
-    timings = []
-    for _ in range(2):
-        start = time.perf_counter()
-        subprocess.run(command, env=env, cwd=scratch, check=True, capture_output=True)
-        timings.append(time.perf_counter() - start)
-    shutil.rmtree(scratch)
-    return timings[0], timings[1]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--examples", type=int, default=4000, help="headlines timed per epoch")
-    parser.add_argument("--book", action="store_true", help="also time a smoke book build")
     args = parser.parse_args()
 
     records, source = headlines()
@@ -123,9 +101,6 @@ def main() -> None:
         seconds = epoch_seconds(scheme, features, checkpoint, tokenizer)
         print(f"{name:<34}{share:>11.1%}{seconds:>16.2f}")
     print(f"(epoch time over the first {len(features):,} headlines; real-token share over all)")
-    if args.book:
-        first, second = time_book()
-        print(f"smoke book build: {first:.0f} s; rebuild with nothing changed: {second:.0f} s")
 
 
 if __name__ == "__main__":

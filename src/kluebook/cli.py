@@ -2,6 +2,7 @@
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -114,11 +115,74 @@ Matrix = Annotated[
     ),
 ]
 Force = Annotated[bool, typer.Option(help="Rerun runs whose record is up to date.")]
+ExecutorName = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="local: on this machine (--jobs at once); dask: send every run to the Dask "
+        "scheduler given by --scheduler (needs the `dask` extra).",
+    ),
+]
+Jobs = Annotated[
+    int,
+    typer.Option(
+        help="Runs at once on this machine (local executor); the CPU threads are split between "
+        "them and, on a machine with GPUs, each gets its own GPU."
+    ),
+]
+Threads = Annotated[
+    int | None,
+    typer.Option(
+        help="CPU threads per run (OMP_NUM_THREADS in its kernel); default: cores / --jobs, or "
+        "torch's default with one job."
+    ),
+]
+Scheduler = Annotated[
+    str | None, typer.Option(help="Dask scheduler address for --executor dask, tcp://HOST:PORT.")
+]
+Resources = Annotated[
+    str | None,
+    typer.Option(
+        help="Dask worker resources each run asks for, e.g. GPU=1 (default: GPU=1 for real "
+        "checkpoints, none for the tiny stand-in); '' for none."
+    ),
+]
 Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
 
 
+def _executor(executor: str, jobs: int, threads: int | None, scheduler, resources):
+    """The executor the options name; Dask is imported only when it is chosen."""
+    from kluebook import executors
+
+    if executor == "local":
+        if scheduler:
+            raise KluebookError("--scheduler goes with --executor dask")
+        return executors.LocalExecutor(jobs, threads)
+    if executor == "dask":
+        if not scheduler:
+            raise KluebookError("--executor dask needs --scheduler tcp://HOST:PORT")
+        if jobs != 1 or threads is not None:
+            raise KluebookError(
+                "--jobs and --threads are for --executor local; Dask workers "
+                "run as many runs as they have threads"
+            )
+        chosen = None if resources is None else executors.parse_resources(resources)
+        return executors.DaskExecutor(scheduler, chosen)
+    raise KluebookError(f"unknown executor {executor!r}; choose local or dask")
+
+
 def _run(
-    profile, tasks, models, seeds, data_source, data_dir, settings, matrix, force, quiet
+    profile,
+    tasks,
+    models,
+    seeds,
+    data_source,
+    data_dir,
+    settings,
+    matrix,
+    force,
+    quiet,
+    execution=("local", 1, None, None, None),
 ) -> bool:
     seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
     from kluebook import runner
@@ -134,7 +198,8 @@ def _run(
         matrix_path=matrix,
     )
     runner.preflight(specs)
-    summary = runner.run_all(specs, force=force, log_output=not quiet)
+    executor = _executor(*execution)
+    summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
     typer.echo(
         f"{len(summary.succeeded)} succeeded, {len(summary.skipped)} skipped (up to date), "
         f"{len(summary.failed)} failed"
@@ -156,6 +221,11 @@ def run(
     matrix: Matrix = None,
     force: Force = False,
     quiet: Quiet = False,
+    executor: ExecutorName = "local",
+    jobs: Jobs = 1,
+    threads: Threads = None,
+    scheduler: Scheduler = None,
+    resources: Resources = None,
 ) -> None:
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
@@ -165,9 +235,14 @@ def run(
     (same notebook, parameters, data and the code the run executes) are skipped; a second runner
     on the same checkout waits for a run in progress instead of repeating it. A failing run is
     recorded as failed, the others go on, and the command exits 1 at the end.
+
+    Runs execute one after another here by default; --jobs N runs N at once on this machine, and
+    --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
+    have this repository and environment: each run's files come back here.
     """
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    if not _run(*options, force, quiet):
+    execution = (executor, jobs, threads, scheduler, resources)
+    if not _run(*options, force, quiet, execution):
         raise typer.Exit(1)
 
 
@@ -194,6 +269,11 @@ def book(
     matrix: Matrix = None,
     force: Force = False,
     quiet: Quiet = False,
+    executor: ExecutorName = "local",
+    jobs: Jobs = 1,
+    threads: Threads = None,
+    scheduler: Scheduler = None,
+    resources: Resources = None,
     no_run: Annotated[
         bool,
         typer.Option(
@@ -209,16 +289,25 @@ def book(
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    execution = (executor, jobs, threads, scheduler, resources)
+    started = time.perf_counter()
+    ok = no_run or _run(*options, force, quiet, execution)
+    ran = time.perf_counter()
     from kluebook.book import build
     from kluebook.pages import write_pages
     from kluebook.report import write_report
 
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    ok = no_run or _run(*options, force, quiet)
     write_report()
     write_pages()
-    build(path_output)
-    typer.echo(f"book: {path_output / '_build' / 'html' / 'index.html'}")
+    written = time.perf_counter()
+    built = build(path_output, force=force)
+    state = "" if built else " (up to date: no page changed since the last build)"
+    typer.echo(f"book: {path_output / '_build' / 'html' / 'index.html'}{state}")
+    typer.echo(
+        f"timings: runs {ran - started:.1f} s, pages {written - ran:.1f} s, "
+        f"site {time.perf_counter() - written:.1f} s"
+    )
     if not ok:
         raise typer.Exit(1)
 

@@ -9,6 +9,8 @@ Three sources:
 import hashlib
 from pathlib import Path
 
+from filelock import FileLock
+
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json
 from kluebook.paths import CACHE
@@ -17,22 +19,29 @@ from kluebook.tasks import Task
 SOURCES = ("generated", "official", "hub")
 HUB_DATASET = "klue/klue"
 HUB_SPLITS = {"train": "train", "dev": "validation"}
-# Bump when a generator changes, so cached smoke data is rebuilt.
-GENERATOR_VERSION = 1
+# Bump when a generator or a task's `smoke_data` sizes change, so cached smoke data is rebuilt.
+GENERATOR_VERSION = 2
 GENERATOR_SEED = 0
 
 
 def generated_data_dir(task: Task) -> Path:
     """The task's smoke data in the official layout, generated on first use."""
     folder = CACHE / "data" / f"generated-v{GENERATOR_VERSION}"
-    if all((folder / relative).exists() for relative in task.files.values()):
+    complete = folder / f".{task.name}.complete"  # written last: the files are whole
+    if complete.exists():
         return folder
-    for role, content in task.module.generate(seed=GENERATOR_SEED).items():
-        path = folder / task.files[role]
-        if role in HUB_SPLITS:
-            task.module.write_official(content, path)
-        else:
-            write_json(path, content)
+    # Several runs (threads, kernels, Dask workers on one machine) may ask at once: one writes.
+    (CACHE / "locks").mkdir(parents=True, exist_ok=True)
+    with FileLock(CACHE / "locks" / f"generated-v{GENERATOR_VERSION}-{task.name}.lock"):
+        if complete.exists():
+            return folder
+        for role, content in task.module.generate(seed=GENERATOR_SEED, **task.smoke_data).items():
+            path = folder / task.files[role]
+            if role in HUB_SPLITS:
+                task.module.write_official(content, path)
+            else:
+                write_json(path, content)
+        complete.touch()
     return folder
 
 

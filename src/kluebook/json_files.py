@@ -72,6 +72,19 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         raise
 
 
+def write_text_if_changed(path: str | Path, text: str) -> bool:
+    """`write_text_atomic` unless the file already holds `text` (its date then stays, and an
+    incremental site build does not read it again); return whether it was written."""
+    path = Path(path)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_text_atomic(path, text)
+    return True
+
+
 def write_json(path: str | Path, data: Any) -> None:
     """Write one JSON document atomically (UTF-8, Korean kept readable)."""
     write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

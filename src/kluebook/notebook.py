@@ -21,10 +21,14 @@ from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
 from kluebook.recipes import Recipe, resolve_recipe, set_active_recipe
 from kluebook.scoring import score_predictions
+from kluebook.speed import SWITCHES, deviations
 from kluebook.tasks import Task, get_task
 from kluebook.tiny_model import TINY_MODEL
 
 RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
+# Parameters a notebook may leave undeclared: the runner injects them only when a run sets them
+# (`--set bf16=true`), and they are read here, not by the notebook's own code.
+SPEED_PARAMETERS = tuple(SWITCHES)
 # The parameters every task notebook declares in its `parameters` cell.
 COMMON_PARAMETERS = (
     "model",
@@ -76,11 +80,15 @@ def start_run(task_name: str, namespace: dict) -> Run:
     if missing:
         raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
     parameters = {name: namespace[name] for name in COMMON_PARAMETERS}
+    parameters.update({name: namespace[name] for name in SPEED_PARAMETERS if name in namespace})
     profile, source = parameters["profile"], parameters["data_source"]
     if profile == "paper" and source == "generated":
         raise KluebookError("the paper profile needs real data: data_source 'official' or 'hub'")
     recipe = resolve_recipe(
-        task, parameters["model"], profile, {k: parameters.get(k) for k in RECIPE_PARAMETERS}
+        task,
+        parameters["model"],
+        profile,
+        {k: parameters.get(k) for k in (*RECIPE_PARAMETERS, *SPEED_PARAMETERS)},
     )
     set_active_recipe(recipe)  # task code reads its switches from here (kluebook.recipes)
     data_dir = data_dir_for(task, source, parameters.get("data_dir") or None)
@@ -129,6 +137,7 @@ def finish_run(
     outcome = {
         "model_revision": model_revision(run.model, checkpoint),
         "recipe": run.recipe.as_dict(),
+        "deviations": deviations(run.recipe),
         "metrics": run.score(gold, predictions),
         "best_checkpoint": best,
         "last_checkpoint": last,

@@ -4,7 +4,7 @@ per task (its card, then its recipe and smoke settings read from its task.yaml).
 
 from pathlib import Path
 
-from kluebook.json_files import write_text_atomic
+from kluebook.json_files import write_text_if_changed
 from kluebook.paths import GENERATED
 from kluebook.recipes import resolve_recipe
 from kluebook.tasks import Task, all_tasks
@@ -95,5 +95,5 @@ def write_pages(out_dir: Path = GENERATED) -> list[Path]:
     for task in tasks:
         pages[out_dir / "methods" / f"{task.name}.md"] = methods_page(task)
     for path, text in pages.items():
-        write_text_atomic(path, text)
+        write_text_if_changed(path, text)
     return list(pages)

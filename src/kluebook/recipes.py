@@ -84,6 +84,12 @@ class Recipe:
     evals_per_epoch: int
     selection_metric: str
     gradient_accumulation: int = 1
+    # Speed switches, each a deviation from the official fp32 recipe (kluebook.speed): off
+    # unless a run or a task's smoke recipe turns them on.
+    tf32: bool = False
+    bf16: bool = False
+    fused_adamw: bool = False
+    sdpa: bool = False
     # Switches (book/deviations.md); the defaults are the official code's behaviour.
     eval_schedule: str = (
         "lightning"  # lightning: dev scored at Lightning 1.1's points; trainer: HF's

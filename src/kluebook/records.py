@@ -85,6 +85,7 @@ RUN_CODE = (
     "official_trainer.py",
     "recipes.py",
     "scoring.py",
+    "speed.py",
     "tiny_model.py",
     "training.py",
 )
@@ -135,6 +136,15 @@ def write_record(path: str | Path, record: dict) -> None:
     write_json(path, {"schema": RECORD_SCHEMA, **record})
 
 
+def describe_error(error: BaseException) -> tuple[str, str]:
+    """The one-line error and the short traceback that a failed run's record keeps."""
+    lines = str(error).strip().splitlines()
+    return (
+        f"{type(error).__name__}: {lines[-1] if lines else ''}",
+        "".join(traceback.format_exception(error, limit=5)),
+    )
+
+
 def run_record(
     task,
     parameters: dict,
@@ -142,11 +152,14 @@ def run_record(
     started: float,
     outcome: dict | None = None,
     error: BaseException | None = None,
+    failure: tuple[str, str] | None = None,
     **files: str,
 ) -> dict:
     """The record of one run: what ran and where, then its `outcome` (the notebook's metrics,
     checkpoints, counts, environment) or, for a failed run, its `error` and no metrics.
 
+    A run that failed elsewhere (on a Dask worker) gives its `failure` instead of the exception:
+    the one-line error and the traceback, as `describe_error` wrote them.
     `files` are the run's files (executed notebook, predictions) relative to the book root.
     """
     record = {
@@ -162,13 +175,7 @@ def run_record(
         "finished_at": now(),
         "wall_time_s": round(time.time() - started, 1),
     }
-    if error is None:
+    if error is None and failure is None:
         return {**record, **(outcome or {}), **files, "status": "succeeded"}
-    lines = str(error).strip().splitlines()
-    return {
-        **record,
-        **files,
-        "status": "failed",
-        "error": f"{type(error).__name__}: {lines[-1] if lines else ''}",
-        "traceback": "".join(traceback.format_exception(error, limit=5)),
-    }
+    failure = failure or describe_error(error)
+    return {**record, **files, "status": "failed", "error": failure[0], "traceback": failure[1]}

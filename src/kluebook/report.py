@@ -6,14 +6,16 @@ split and source (the KLUE README: the private test set). A task without publish
 shown without them.
 """
 
+import io
 import math
+import os
 import statistics
 from pathlib import Path
 
 import pandas as pd
 
 from kluebook.checkpoints import model_entry, registered_models
-from kluebook.json_files import write_text_atomic
+from kluebook.json_files import write_text_if_changed
 from kluebook.paths import CONFIGS, GENERATED, RESULTS
 from kluebook.records import read_record
 from kluebook.tasks import Task, all_tasks
@@ -222,9 +224,14 @@ def results_figure(runs: pd.DataFrame, path: Path) -> None:
         frameon=False,
     )
     fig.tight_layout(rect=(0, 0.6 / (3.0 * rows + 0.6), 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=110, format="png")
     plt.close(fig)
+    if not path.is_file() or path.read_bytes() != image.getvalue():  # unchanged: left as it is
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_name(f".{path.name}.tmp")
+        staging.write_bytes(image.getvalue())
+        os.replace(staging, path)
 
 
 def write_report(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
@@ -232,8 +239,8 @@ def write_report(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Pat
     records = load_records(results)
     markdown, frame = render(records)
     paths = [out_dir / n for n in ("results.md", "results.csv", "results.png", "status.md")]
-    write_text_atomic(paths[0], markdown)
-    write_text_atomic(paths[1], frame.round(4).to_csv(index=False))
+    write_text_if_changed(paths[0], markdown)
+    write_text_if_changed(paths[1], frame.round(4).to_csv(index=False))
     results_figure(summarise(records), paths[2])
-    write_text_atomic(paths[3], render_status(records))
+    write_text_if_changed(paths[3], render_status(records))
     return paths

@@ -2,15 +2,16 @@
 
 Each run writes its executed notebook to book/runs/<task>/ and its record to results/. A run
 whose record already holds the same fingerprint is skipped; a run that raises is recorded as
-failed and the others go on.
+failed and the others go on. Where a run executes is an executor's business (kluebook.executors:
+here one at a time, here several at once, or on a Dask cluster); what it produced comes back as
+data (kluebook.worker) and is written here, the same way for every executor.
 """
 
 import itertools
 import logging
-import os
-import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,15 +22,17 @@ import yaml
 from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
-from kluebook import records
+from kluebook import executors, records
 from kluebook.checkpoints import check_hub_model
 from kluebook.data import data_checksum, data_dir_for
 from kluebook.errors import KluebookError
-from kluebook.json_files import read_json
+from kluebook.json_files import write_text_atomic
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
 from kluebook.recipes import PROFILES
+from kluebook.speed import SWITCHES as SPEED_PARAMETERS
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.tiny_model import TINY_MODEL
+from kluebook.worker import Interrupted, RunProducts, RunRequest, produce
 
 # Parameters the runner sets itself; the rest may come from a matrix or from --set.
 RUNNER_PARAMETERS = {
@@ -211,6 +214,10 @@ def check_parameters(task: Task, extra: dict) -> None:
     for name in extra:
         if name in RUNNER_PARAMETERS:
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
+        if name in SPEED_PARAMETERS:
+            if not isinstance(extra[name], bool):
+                raise KluebookError(f"{name} is a switch: --set {name}=true or {name}=false")
+            continue
         if name not in declared:
             raise KluebookError(
                 f"unknown parameter {name!r} for {task.name}; known: {', '.join(declared)}"
@@ -248,13 +255,30 @@ def notebook_code(path: Path) -> str:
 
 
 def spec_fingerprint(spec: RunSpec) -> str:
+    return fingerprint_of(spec, notebook_code(spec.task.notebook_path))
+
+
+def fingerprint_of(spec: RunSpec, code: str) -> str:
     checksum = data_checksum(spec.task, spec.data_source, spec.data_dir or None)
-    return records.fingerprint(
-        notebook_code(spec.task.notebook_path),
-        spec.parameters(),
-        checksum,
-        records.run_code_hash(spec.task),
+    return records.fingerprint(code, spec.parameters(), checksum, records.run_code_hash(spec.task))
+
+
+def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, str]:
+    """What is sent to where the run executes, and the fingerprint its record will carry."""
+    text = spec.task.notebook_path.read_text(encoding="utf-8")
+    code = "\n\n".join(
+        f"{cell.cell_type}:{cell.source}" for cell in nbformat.reads(text, as_version=4).cells
     )
+    request = RunRequest(
+        task=spec.task.name,
+        name=spec.name,
+        parameters=spec.parameters(),
+        notebook=text,
+        code_hash=records.run_code_hash(spec.task),
+        data_checksum=data_checksum(spec.task, spec.data_source, spec.data_dir or None),
+        log_output=log_output,
+    )
+    return request, fingerprint_of(spec, code)
 
 
 def is_done(spec: RunSpec, fingerprint: str) -> bool:
@@ -267,13 +291,22 @@ def is_done(spec: RunSpec, fingerprint: str) -> bool:
     )
 
 
-def execute(spec: RunSpec, force: bool = False, log_output: bool = True, say=print) -> str:
+def execute(
+    spec: RunSpec,
+    force: bool = False,
+    log_output: bool = True,
+    say=print,
+    produce_with: Callable[[RunRequest], RunProducts] = produce,
+) -> str:
     """Run one notebook and write its record; return 'skipped', 'succeeded' or 'failed'.
+
+    `produce_with` executes the request where it runs (this process, by default; an executor's
+    slot or a Dask worker otherwise) and returns its products, which are written here.
 
     A lock per run keeps two runners on one checkout from running it twice: the second waits
     for the first, then finds the run done and skips it.
     """
-    fingerprint = spec_fingerprint(spec)
+    request, fingerprint = run_request(spec, log_output)
     if not force and is_done(spec, fingerprint):
         return "skipped"
     spec.lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -286,91 +319,57 @@ def execute(spec: RunSpec, force: bool = False, log_output: bool = True, say=pri
     with lock:
         if not force and is_done(spec, fingerprint):
             return "skipped"
-        return _execute_locked(spec, fingerprint, log_output)
+        try:
+            products = produce_with(request)
+        except Interrupted:
+            raise
+        except Exception as error:  # the executor lost the run: a dead worker, too many times
+            products = RunProducts(started=time.time(), host="", finished=time.time())
+            products.error, products.traceback = records.describe_error(error)
+        return store(spec, fingerprint, products)
 
 
-def _execute_locked(spec: RunSpec, fingerprint: str, log_output: bool) -> str:
-    started = time.time()
-    staging = spec.output_dir / "executed.ipynb"
-    outcome_path = spec.output_dir / records.OUTCOME_FILE
-    staging.parent.mkdir(parents=True, exist_ok=True)
-    outcome_path.unlink(missing_ok=True)
-    try:
-        with own_kernel() as kernel:
-            papermill.execute_notebook(
-                str(spec.task.notebook_path),
-                str(staging),
-                parameters=spec.parameters(),
-                kernel_name=kernel,
-                cwd=str(ROOT),
-                log_output=log_output,
-                progress_bar=False,
-            )
-        if not outcome_path.exists():
-            raise KluebookError(
-                f"the notebook finished without calling finish_run ({outcome_path})"
-            )
-        outcome = read_json(outcome_path)
-    except Exception as error:
+def store(spec: RunSpec, fingerprint: str, products: RunProducts) -> str:
+    """Write a run's files into this checkout, each atomically, the record last: a run whose
+    record is not written is not done, and the next sweep executes it again."""
+    started = products.started
+    finished = {"wall_time_s": round(products.finished - started, 1), "host": products.host}
+    if not products.succeeded:
+        failed_notebook = {}
+        if products.executed is not None:
+            staging = spec.output_dir / "executed.ipynb"
+            write_text_atomic(staging, products.executed.decode("utf-8"))
+            failed_notebook = {"failed_notebook": _relative(staging)}
         record = records.run_record(
             spec.task,
             spec.parameters(),
             fingerprint,
             started,
-            error=error,
-            failed_notebook=_relative(staging),
+            failure=(products.error, products.traceback),
+            **failed_notebook,
         )
-        records.write_record(spec.record_path, record)
+        records.write_record(spec.record_path, {**record, **finished})
         spec.notebook_path.unlink(missing_ok=True)
         return "failed"
     predictions = spec.record_path.with_suffix(".predictions.jsonl")
-    predictions.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(spec.output_dir / records.PREDICTIONS_FILE, predictions)
-    publish_notebook(staging, spec)
+    write_text_atomic(predictions, products.predictions.decode("utf-8"))
+    publish_notebook(products.executed, spec)
     record = records.run_record(
         spec.task,
         spec.parameters(),
         fingerprint,
         started,
-        outcome={**outcome, "config": spec.config or "default", "overrides": spec.extra},
+        outcome={
+            **products.outcome,
+            "config": spec.config or "default",
+            "overrides": spec.extra,
+            "kernel_environment": products.kernel_env,
+        },
         notebook=_relative(spec.notebook_path),
         predictions=_relative(predictions),
     )
-    records.write_record(spec.record_path, record)
+    records.write_record(spec.record_path, {**record, **finished})
     return "succeeded"
-
-
-KERNEL_NAME = "kluebook"
-# What the kernel runs with besides the runner's environment: no progress bars and no tqdm
-# warning (with this machine's paths) in the executed pages.
-KERNEL_ENVIRONMENT = {
-    "PYTHONWARNINGS": "ignore:IProgress not found",
-    "TQDM_DISABLE": "1",
-    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-}
-
-
-@contextmanager
-def own_kernel():
-    """A Jupyter kernel that runs this interpreter, whatever `python3` kernel a user has installed
-    elsewhere (its spec is written under the cache and put first on JUPYTER_PATH), started with
-    KERNEL_ENVIRONMENT; yields its name."""
-    from ipykernel.kernelspec import install
-
-    prefix = CACHE / "jupyter"
-    spec = prefix / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
-    if not spec.exists() or sys.executable not in spec.read_text():
-        install(kernel_name=KERNEL_NAME, display_name="kluebook", prefix=str(prefix))
-    saved = dict(os.environ)
-    path = os.pathsep.join(
-        filter(None, [str(prefix / "share" / "jupyter"), saved.get("JUPYTER_PATH")])
-    )
-    os.environ.update(KERNEL_ENVIRONMENT, JUPYTER_PATH=path)
-    try:
-        yield KERNEL_NAME
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 def _relative(path: Path) -> str:
@@ -378,13 +377,13 @@ def _relative(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def publish_notebook(executed: Path, spec: RunSpec) -> None:
-    """Move an executed notebook into the book, titled after its run.
+def publish_notebook(executed: bytes, spec: RunSpec) -> None:
+    """Write an executed notebook into the book, titled after its run.
 
     The notebook's default parameters are collapsed; the injected ones, which this run used,
     stay visible.
     """
-    notebook = nbformat.read(executed, as_version=4)
+    notebook = nbformat.reads(executed.decode("utf-8"), as_version=4)
     if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
         notebook.metadata.papermill.input_path = _relative(spec.task.notebook_path)
         notebook.metadata.papermill.output_path = _relative(spec.notebook_path)
@@ -396,9 +395,7 @@ def publish_notebook(executed: Path, spec: RunSpec) -> None:
     )
     title, _, rest = heading.source.partition("\n")
     heading.source = f"{title}: {spec.model}, {spec.profile}, seed {spec.seed}\n{rest}"
-    spec.notebook_path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, spec.notebook_path)
-    executed.unlink()
+    write_text_atomic(spec.notebook_path, nbformat.writes(notebook))
 
 
 @dataclass
@@ -408,18 +405,65 @@ class Summary:
     failed: list[RunSpec] = field(default_factory=list)
 
 
-def run_all(specs: list[RunSpec], force: bool = False, log_output: bool = True) -> Summary:
-    """Execute every run in turn, going on after a failure."""
+def run_all(
+    specs: list[RunSpec],
+    force: bool = False,
+    log_output: bool = True,
+    executor: "executors.Executor | None" = None,
+) -> Summary:
+    """Execute every run, going on after a failure: one after another in this process, or as
+    many at once as the executor takes (`--jobs N`, a Dask cluster)."""
     logging.getLogger("papermill").setLevel(logging.INFO if log_output else logging.WARNING)
+    executor = executor or executors.LocalExecutor()
     summary = Summary()
+    with executor:
+        executor.check({spec.model for spec in specs})
+        if executor.concurrency == 1:
+            _run_in_turn(specs, force, log_output, executor, summary)
+        else:
+            _run_at_once(specs, force, executor, summary)
+    return summary
+
+
+def _run_in_turn(specs, force, log_output, executor, summary) -> None:
     bar = tqdm(specs, unit="run", desc="kluebook run")
     for spec in bar:
         bar.set_postfix_str(f"{spec.task.name} · {spec.model} · seed {spec.seed}")
         bar.write(f"▶ {spec.task.name}: {spec.name}")
-        outcome = execute(spec, force=force, log_output=log_output, say=bar.write)
+        outcome = execute(spec, force, log_output, bar.write, executor.produce)
         getattr(summary, outcome).append(spec)
-        detail = ""
-        if outcome == "failed":
-            detail = f": {records.read_record(spec.record_path)['error']}"
-        bar.write(f"  {outcome}{detail}")
-    return summary
+        bar.write(f"  {outcome}{_detail(spec, outcome)}")
+
+
+def _run_at_once(specs, force, executor, summary) -> None:
+    """Runs in threads that each wait for one run (its kernel, or its Dask future); their
+    notebook output is not streamed, as it would interleave."""
+    bar = tqdm(total=len(specs), unit="run", desc=f"kluebook run ({executor.description})")
+    pool = ThreadPoolExecutor(max_workers=min(len(specs), executor.concurrency) or 1)
+    futures = {
+        pool.submit(execute, spec, force, False, bar.write, executor.produce): spec
+        for spec in specs
+    }
+    try:
+        for future in as_completed(futures):
+            spec = futures[future]
+            outcome = future.result()
+            getattr(summary, outcome).append(spec)
+            bar.update()
+            bar.write(f"{spec.task.name}: {spec.name} {outcome}{_detail(spec, outcome)}")
+    except BaseException:
+        # Interrupted here: runs not started are dropped, runs in progress are cancelled where
+        # the executor can (Dask) or finish and are written (local kernels); the next sweep
+        # executes only the runs without an up-to-date record.
+        pool.shutdown(wait=False, cancel_futures=True)
+        executor.cancel()
+        raise
+    finally:
+        bar.close()
+    pool.shutdown()
+
+
+def _detail(spec: RunSpec, outcome: str) -> str:
+    if outcome != "failed":
+        return ""
+    return f": {records.read_record(spec.record_path)['error']}"

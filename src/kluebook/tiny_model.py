@@ -7,14 +7,19 @@ text it will be fine-tuned on, and the result is cached by a hash of that text.
 """
 
 import hashlib
+import shutil
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-
-import torch
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
-from transformers import AutoConfig, BertTokenizer, RobertaConfig, RobertaModel
+from typing import TYPE_CHECKING
 
 from kluebook.paths import CACHE
+
+if TYPE_CHECKING:
+    from transformers import BertTokenizer
+
+# torch, tokenizers and transformers are imported where they are used: the runner reads
+# TINY_MODEL from here without paying for them.
 
 TINY_MODEL = "kluebook/tiny-roberta"
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
@@ -25,8 +30,11 @@ BUILD_VERSION = 2
 
 def train_wordpiece_tokenizer(
     texts: Iterable[str], vocab_size: int = 2000, extra_special_tokens: Iterable[str] = ()
-) -> BertTokenizer:
+) -> "BertTokenizer":
     """A BertTokenizer whose WordPiece vocabulary is learned from `texts`."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizer
+
     backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     backend.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -46,6 +54,9 @@ def train_wordpiece_tokenizer(
 
 def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) -> Path:
     """Build (once) and cache the tiny RoBERTa-family model for this text; return its folder."""
+    import torch
+    from transformers import RobertaConfig, RobertaModel
+
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
     folder = CACHE / "models" / f"tiny-roberta-{digest}-v{vocab_size}-s{seed}-b{BUILD_VERSION}"
     if (folder / "config.json").exists():
@@ -65,14 +76,24 @@ def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) ->
     with torch.random.fork_rng():  # leave the caller's random state as it was
         torch.manual_seed(seed)
         model = RobertaModel(config)
-    staging = folder.with_name(folder.name + ".partial")
+    # Runs started at once may build the same model: each writes its own staging folder, the
+    # first rename wins and the others keep its result.
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)
-    staging.rename(folder)
+    try:
+        staging.rename(folder)
+    except OSError:
+        if not (folder / "config.json").exists():
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
     return folder
 
 
 def uses_token_type_ids(model_name_or_path: str | Path) -> bool:
     """Whether the checkpoint takes segment ids: BERT-like yes, RoBERTa no (book/methods.md)."""
+    from transformers import AutoConfig
+
     config = AutoConfig.from_pretrained(model_name_or_path)
     return config.model_type in {"bert", "xlnet", "electra"}

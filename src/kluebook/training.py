@@ -33,6 +33,7 @@ from transformers import (
     TrainingArguments,
 )
 
+from kluebook import speed
 from kluebook.checkpoints import check_hub_model
 from kluebook.errors import KluebookError
 from kluebook.official_trainer import (
@@ -291,7 +292,7 @@ def fine_tune(
     collator = data_collator or trainer_class.default_collator(tokenizer)
     trainer = trainer_class(
         model=model,
-        args=training_arguments(recipe, output_dir, seed, len(train)),
+        args=speed.apply(training_arguments(recipe, output_dir, seed, len(train)), recipe, model),
         train_dataset=train,
         eval_dataset=dev,
         data_collator=padded_collator(collator, recipe),

@@ -7,12 +7,17 @@ import yaml
 
 from kluebook.paths import ROOT
 
+# Optional extras that environment.yml installs too (Binder, conda users): the Dask executor.
+EXTRAS_IN_ENVIRONMENT = ("dev", "dask")
+
 
 def pins_from_pyproject() -> dict[str, str]:
     """The pins of the dependencies and of the `dev` extra (tests, lint)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pins = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
-    return dict(re.fullmatch(r"([\w.-]+)==(.+)", d).groups() for d in pins)
+    extras = [d for name in EXTRAS_IN_ENVIRONMENT for d in project["optional-dependencies"][name]]
+    return dict(
+        re.fullmatch(r"([\w.-]+)==(.+)", d).groups() for d in project["dependencies"] + extras
+    )
 
 
 def pins_from_environment() -> dict[str, str]:
@@ -28,7 +33,7 @@ def test_pyproject_and_environment_pin_the_same_versions():
 def test_every_dependency_is_pinned_and_python_is_311():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert all("==" in d for d in project["dependencies"])
-    assert all("==" in d for d in project["optional-dependencies"]["dev"])
+    assert all("==" in d for extra in project["optional-dependencies"].values() for d in extra)
     assert "python=3.11" in yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
     assert pins_from_pyproject()["jupyter-book"] == "1.0.4.post1"
 

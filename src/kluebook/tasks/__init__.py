@@ -10,7 +10,7 @@ import importlib
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -49,6 +49,7 @@ class Task:
     smoke_floor: dict
     predictions: dict
     switches: dict  # its own recipe switches: name -> {choices (official first), smoke, does}
+    smoke_data: dict = field(default_factory=dict)
 
     @property
     def module(self) -> ModuleType:
@@ -114,6 +115,7 @@ def load_task(folder: Path) -> Task:
             smoke_floor=entry["smoke_floor"],
             predictions=entry["predictions"],
             switches=_switches(entry.get("switches", {})),
+            smoke_data=entry.get("smoke_data", {}),
         )
     except (KeyError, TypeError) as error:
         raise KluebookError(

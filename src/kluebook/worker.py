@@ -1,0 +1,241 @@
+"""Where a run executes: one notebook, in a scratch folder, returning its files as data.
+
+`produce` is the same wherever it runs: in the runner's process (`--executor local`, one run or
+`--jobs N` at once) or on a Dask worker of another machine. It needs this repository's package
+and environment there, not a shared filesystem: the notebook travels in the request, and the
+outcome, the predictions and the executed notebook travel back in the `RunProducts`, which the
+submitting checkout writes (`kluebook.runner`). Before executing, it checks that the package code
+and the data where it runs are those the submitting checkout fingerprinted.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kluebook import records
+from kluebook.errors import KluebookError
+from kluebook.paths import CACHE, ROOT
+
+# What every kernel runs with besides the environment of the process that starts it: no progress
+# bars and no tqdm warning (with this machine's paths) in the executed pages.
+KERNEL_ENVIRONMENT = {
+    "PYTHONWARNINGS": "ignore:IProgress not found",
+    "TQDM_DISABLE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+}
+KERNEL_COMMAND = (sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher")
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run as it is sent to where it executes (picklable, no paths of the submitting side)."""
+
+    task: str
+    name: str
+    parameters: dict
+    notebook: str  # the task notebook's JSON text, as the submitting checkout has it
+    code_hash: str  # `records.run_code_hash` of the submitting checkout
+    data_checksum: str  # `data.data_checksum` of the submitting checkout
+    kernel_env: dict | None = None  # None: chosen where it runs (`worker_kernel_environment`)
+    log_output: bool = False
+
+
+@dataclass
+class RunProducts:
+    """What a run produced, as data: the notebook's outcome and the bytes of its files."""
+
+    started: float
+    host: str
+    finished: float = 0.0
+    outcome: dict | None = None
+    predictions: bytes | None = None
+    executed: bytes | None = None  # the executed notebook; for a failed run, as far as it got
+    error: str | None = None  # "Type: last line of the message"; None if the run succeeded
+    traceback: str | None = None
+    kernel_env: dict = field(default_factory=dict)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.error is None
+
+
+class Interrupted(Exception):
+    """A run was cancelled before it finished (its sweep was interrupted): nothing is written."""
+
+
+class EnvironmentMismatch(KluebookError):
+    """The package code or data where a run executes differ from the submitting checkout's."""
+
+
+def produce(request: RunRequest) -> RunProducts:
+    """Execute one run in a scratch folder and return what it produced; never raises for a run
+    that fails (its error is in the products), so a sweep goes on and nothing is retried in vain.
+    """
+    products = RunProducts(started=time.time(), host=where())
+    scratch = Path(tempfile.mkdtemp(prefix=f"kluebook-{request.task}-"))
+    try:
+        check_environment(request)
+        env = request.kernel_env if request.kernel_env is not None else worker_kernel_environment()
+        products.kernel_env = dict(env)
+        _execute(request, scratch, env, products)
+    except Exception as error:
+        products.error, products.traceback = records.describe_error(error)
+    finally:
+        products.finished = time.time()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return products
+
+
+def where() -> str:
+    """This machine's name, and the Dask worker's when a worker executes the run."""
+    try:
+        from distributed import get_worker
+
+        return f"{socket.gethostname()} (dask worker {get_worker().name})"
+    except (ImportError, ValueError):
+        return socket.gethostname()
+
+
+def check_environment(request: RunRequest) -> None:
+    """Refuse to run where the package code or the data differ from what was fingerprinted."""
+    from kluebook.data import data_checksum
+    from kluebook.tasks import get_task
+
+    task = get_task(request.task)
+    here = socket.gethostname()
+    if records.run_code_hash(task) != request.code_hash:
+        raise EnvironmentMismatch(
+            f"the kluebook code on {here} differs from the submitting checkout's "
+            f"({request.task}); install the same commit there"
+        )
+    parameters = request.parameters
+    checksum = data_checksum(task, parameters["data_source"], data_path(parameters["data_dir"]))
+    if checksum != request.data_checksum:
+        raise EnvironmentMismatch(
+            f"the {request.task} data on {here} differ from the submitting checkout's "
+            f"(data_source {parameters['data_source']}, data_dir {parameters['data_dir']!r})"
+        )
+
+
+def data_path(data_dir: str) -> Path | None:
+    """A run's data folder: a relative one is relative to the book root, as in the notebook."""
+    if not data_dir:
+        return None
+    path = Path(data_dir)
+    return path if path.is_absolute() else ROOT / path
+
+
+def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProducts) -> None:
+    import papermill
+
+    source = scratch / "input.ipynb"
+    source.write_text(request.notebook, encoding="utf-8")
+    executed = scratch / "executed.ipynb"
+    data_dir = request.parameters.get("data_dir") or ""
+    if data_dir and not Path(data_dir).is_absolute():
+        # The kernel runs in the scratch folder; the run's relative data folder is the book's.
+        link = scratch / data_dir
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(ROOT / data_dir, target_is_directory=True)
+    output_dir = Path(request.parameters["output_dir"])
+    output_dir = output_dir if output_dir.is_absolute() else scratch / output_dir
+    try:
+        papermill.execute_notebook(
+            str(source),
+            str(executed),
+            parameters=request.parameters,
+            kernel_name=kernel_name(env),
+            km=kernel_manager(env),
+            # The kernel's working folder; papermill's own `cwd` would chdir this whole process.
+            resources={"metadata": {"path": str(scratch)}},
+            log_output=request.log_output,
+            progress_bar=False,
+        )
+        outcome_path = output_dir / records.OUTCOME_FILE
+        if not outcome_path.exists():
+            raise KluebookError("the notebook ended without calling finish_run (no outcome.json)")
+        products.outcome = json.loads(outcome_path.read_text(encoding="utf-8"))
+        products.predictions = (output_dir / records.PREDICTIONS_FILE).read_bytes()
+    finally:
+        if executed.exists():
+            products.executed = executed.read_bytes()
+
+
+def worker_kernel_environment() -> dict:
+    """The kernel environment of a run on a Dask worker, where nobody chose it.
+
+    Threads: this machine's cores shared among the runs the worker executes at once, unless
+    OMP_NUM_THREADS is set. GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the
+    worker's own GPU with dask-cuda (it lists the others after it), so that a run never spreads
+    over several GPUs (the Trainer would, with DataParallel).
+    """
+    env = {}
+    devices = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    if "," in devices:
+        env["CUDA_VISIBLE_DEVICES"] = devices.split(",")[0].strip()
+    if any(name in os.environ for name in THREAD_VARIABLES):
+        return env
+    try:
+        from distributed import get_worker
+
+        slots = get_worker().state.nthreads
+    except (ImportError, ValueError):
+        return env
+    return {**env, **thread_environment(max(1, available_cpus() // max(1, slots)))}
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def thread_environment(threads: int) -> dict:
+    return {name: str(threads) for name in THREAD_VARIABLES}
+
+
+def kernel_name(env: dict) -> str:
+    """A kernel of this interpreter per kernel environment: `kluebook` or `kluebook-<hash>`."""
+    if not env:
+        return "kluebook"
+    digest = hashlib.sha256(json.dumps(env, sort_keys=True).encode()).hexdigest()[:10]
+    return f"kluebook-{digest}"
+
+
+def kernel_folder() -> Path:
+    return CACHE / "jupyter" / "kernels"
+
+
+def kernel_manager(env: dict):
+    """A kernel manager for a kernel that runs this interpreter with KERNEL_ENVIRONMENT and `env`,
+    whatever kernels a user has installed elsewhere: its spec is written under the cache and only
+    that folder is searched. Nothing in this process's environment changes, so runs started from
+    several threads at once each get their own."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+
+    name = kernel_name(env)
+    spec = {
+        "argv": [*KERNEL_COMMAND, "-f", "{connection_file}"],
+        "display_name": name,
+        "language": "python",
+        "env": {**KERNEL_ENVIRONMENT, **env},
+        "metadata": {"debugger": False},
+    }
+    path = kernel_folder() / name / "kernel.json"
+    text = json.dumps(spec, indent=1, sort_keys=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        from kluebook.json_files import write_text_atomic
+
+        write_text_atomic(path, text)
+    specs = KernelSpecManager(kernel_dirs=[str(kernel_folder())])
+    return AsyncKernelManager(kernel_name=name, kernel_spec_manager=specs)

@@ -1,0 +1,72 @@
+"""Executors without running a notebook: options, slots, kernels and one-line errors."""
+
+import json
+
+import pytest
+
+from kluebook import executors, worker
+from kluebook.errors import KluebookError
+from kluebook.tiny_model import TINY_MODEL
+
+
+def test_jobs_split_the_threads_and_give_each_run_its_own_gpu():
+    local = executors.LocalExecutor(jobs=2, threads=3, gpus=["0", "1"])
+    slots = [local.slots.get() for _ in range(2)]
+    assert slots == [
+        {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "CUDA_VISIBLE_DEVICES": "0"},
+        {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "CUDA_VISIBLE_DEVICES": "1"},
+    ]
+    assert executors.LocalExecutor(jobs=1, gpus=[]).slots.get() == {}
+
+
+def test_more_jobs_than_gpus_is_refused_for_real_checkpoints_only():
+    local = executors.LocalExecutor(jobs=3, gpus=["0"])
+    local.check({TINY_MODEL})
+    with pytest.raises(KluebookError, match="each run of a real checkpoint needs its own GPU"):
+        local.check({TINY_MODEL, "klue/roberta-base"})
+    with pytest.raises(KluebookError, match="--jobs must be at least 1"):
+        executors.LocalExecutor(jobs=0)
+
+
+def test_resources_are_parsed_or_refused_in_one_line():
+    assert executors.parse_resources("GPU=1, MEM=2.5") == {"GPU": 1.0, "MEM": 2.5}
+    assert executors.parse_resources("") == {}
+    for bad in ("GPU", "GPU=one", "=1"):
+        with pytest.raises(KluebookError, match="--resources expects NAME=AMOUNT"):
+            executors.parse_resources(bad)
+
+
+def test_an_unreachable_scheduler_is_a_one_line_error():
+    pytest.importorskip("distributed")
+    with pytest.raises(
+        KluebookError, match=r"cannot reach the Dask scheduler tcp://127\.0\.0\.1:9"
+    ):
+        executors.DaskExecutor("tcp://127.0.0.1:9", connect_timeout=2)
+
+
+def test_each_kernel_environment_has_its_own_kernel_spec(tmp_path, monkeypatch):
+    monkeypatch.setattr(worker, "CACHE", tmp_path)
+    one = worker.kernel_manager({"OMP_NUM_THREADS": "1"})
+    two = worker.kernel_manager({"OMP_NUM_THREADS": "2"})
+    assert one.kernel_name != two.kernel_name
+    spec = json.loads((tmp_path / "jupyter/kernels" / one.kernel_name / "kernel.json").read_text())
+    assert spec["env"]["OMP_NUM_THREADS"] == "1" and spec["env"]["TQDM_DISABLE"] == "1"
+    assert worker.kernel_name({}) == "kluebook"
+
+
+def test_a_worker_runs_on_the_first_of_its_gpus(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3,0,1")  # as dask-cuda sets it for worker 2
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    assert worker.worker_kernel_environment() == {"CUDA_VISIBLE_DEVICES": "2"}
+
+
+def test_a_request_from_other_code_is_refused_before_it_runs():
+    from kluebook import runner
+
+    spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+    request, _ = runner.run_request(spec)
+    products = worker.produce(
+        worker.RunRequest(**{**request.__dict__, "code_hash": "not this code"})
+    )
+    assert not products.succeeded
+    assert products.error.startswith("EnvironmentMismatch: the kluebook code on ")
