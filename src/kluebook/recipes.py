@@ -11,7 +11,13 @@ PROFILES = ("smoke", "paper")
 # The tiny stand-in starts from random weights: it needs a higher learning rate and more
 # epochs than a pretrained checkpoint. These replace the official values in the smoke profile,
 # and the `smoke` entry of a task's task.yaml replaces these.
-SMOKE_RECIPE = {"learning_rate": 1e-3, "epochs": 6, "warmup_ratio": 0.1, "max_length": 64}
+SMOKE_RECIPE = {
+    "learning_rate": 1e-3,
+    "epochs": 6,
+    "warmup_ratio": 0.1,
+    "max_length": 64,
+    "evals_per_epoch": 1,
+}
 # The official values a task's recipe does not set (KLUE-baseline's argument defaults).
 RECIPE_DEFAULTS = {
     "learning_rate": 5e-5,
