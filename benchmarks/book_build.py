@@ -32,13 +32,17 @@ def timed(command: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.C
     return time.perf_counter() - start, result
 
 
-def per_task_times(clone: Path) -> dict[str, list[tuple[float, float]]]:
-    """(run wall time, notebook wall time) of each smoke run, per task."""
-    times: dict[str, list[tuple[float, float]]] = {}
+def per_task_times(clone: Path) -> dict[str, list[tuple[float, float, float]]]:
+    """(run wall time, notebook wall time, kernel CPU time) of each smoke run, per task."""
+    times: dict[str, list[tuple[float, float, float]]] = {}
     for path in sorted((clone / "results" / "smoke").glob("*/*.json")):
         record = json.loads(path.read_text())
         if record.get("status") == "succeeded":
-            entry = (record["wall_time_s"], record.get("notebook_wall_time_s", float("nan")))
+            entry = (
+                record["wall_time_s"],
+                record.get("notebook_wall_time_s", float("nan")),
+                record.get("kernel_cpu_s", float("nan")),
+            )
             times.setdefault(record["task"], []).append(entry)
     return times
 
@@ -100,11 +104,13 @@ def main() -> None:
         f"rebuild, no change:    {second_s:6.1f} s  ({share:.1%} of the first build; "
         f"exit {second.returncode})"
     )
-    print("per task (mean over seeds): run wall time / notebook time, s")
+    print("per task, mean over seeds (s): run wall time, notebook wall time, kernel CPU time")
+    total_cpu = 0.0
     for task, entries in per_task_times(clone).items():
-        wall = statistics.mean(e[0] for e in entries)
-        notebook = statistics.mean(e[1] for e in entries)
-        print(f"  {task:5} {wall:6.1f} / {notebook:5.1f}   ({len(entries)} runs)")
+        wall, notebook, cpu = (statistics.mean(e[i] for e in entries) for i in range(3))
+        total_cpu += sum(e[2] for e in entries)
+        print(f"  {task:5} {wall:6.1f} {notebook:6.1f} {cpu:6.1f}   ({len(entries)} runs)")
+    print(f"  all runs: {total_cpu:.0f} CPU s in kernels, {total_cpu / cpus:.0f} s on {cpus} cores")
     if first.returncode != 0:
         print("first build output (tail):\n" + (first.stdout + first.stderr)[-3000:])
     if scratch and not args.keep:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kluebook import __version__
 from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 
 # What a book build reads besides the installed package: configuration, pages, notebooks.
 SOURCES = ("_config.yml", "_toc.yml", "book", "configs", "notebooks")
@@ -23,11 +23,52 @@ def site_inputs_digest(root: Path = ROOT) -> str:
     digest = hashlib.sha256(f"{__version__} {sys.executable}".encode())
     for name in SITE_INPUTS:
         path = root / name
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for file in files:
-            digest.update(str(file.relative_to(root)).encode() + b"\0")
-            digest.update(hashlib.sha256(file.read_bytes()).digest())
+        files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
+        _digest_files(digest, files, root)
     return digest.hexdigest()
+
+
+# The code that writes the generated pages, besides the records, configs and task folders.
+PAGE_CODE = ("report.py", "pages.py", "plots.py", "recipes.py", "checkpoints.py", "book.py")
+
+
+def _digest_files(digest, files, base: Path) -> None:
+    for file in sorted(files):
+        digest.update(str(file.relative_to(base)).encode() + b"\0")
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+
+
+def generated_pages_digest() -> str:
+    """SHA-256 over what the generated pages are made from: the run records, the configs, the
+    task folders' registry entries and cards, and the code that writes the pages."""
+    from kluebook.tasks import all_tasks
+
+    digest = hashlib.sha256(__version__.encode())
+    _digest_files(digest, RESULTS.rglob("*.json") if RESULTS.is_dir() else [], ROOT)
+    _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), ROOT)
+    for task in all_tasks().values():
+        digest.update(task.name.encode())
+        _digest_files(digest, [task.folder / "task.yaml", task.card_path], task.folder)
+    package = Path(__file__).parent
+    _digest_files(digest, [package / name for name in PAGE_CODE], package)
+    return digest.hexdigest()
+
+
+def write_generated_pages(force: bool = False) -> bool:
+    """The results table, figure and status page from the records, and the registry pages;
+    skipped, returning False, when nothing they are made from changed since they were written."""
+    stamp = GENERATED / ".kluebook-inputs"
+    digest = generated_pages_digest()
+    if not force and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
+        return False
+    from kluebook.pages import write_pages
+    from kluebook.report import write_report
+
+    stamp.unlink(missing_ok=True)
+    write_report()
+    write_pages()
+    stamp.write_text(digest + "\n", encoding="utf-8")
+    return True
 
 
 def build(path_output: Path, force: bool = False) -> bool:

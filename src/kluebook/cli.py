@@ -294,12 +294,9 @@ def book(
     started = time.perf_counter()
     ok = no_run or _run(*options, force, quiet, execution)
     ran = time.perf_counter()
-    from kluebook.book import build
-    from kluebook.pages import write_pages
-    from kluebook.report import write_report
+    from kluebook.book import build, write_generated_pages
 
-    write_report()
-    write_pages()
+    write_generated_pages(force=force)
     written = time.perf_counter()
     built = build(path_output, force=force)
     state = "" if built else " (up to date: no page changed since the last build)"

@@ -147,6 +147,9 @@ def finish_run(
         "device": records.device_description(),
         "started_at": run.started_at,
         "notebook_wall_time_s": round(time.time() - run.started, 1),
+        # CPU seconds of the kernel so far, imports included: what a run costs, whatever else
+        # the machine was doing (wall times stretch on a busy machine, this hardly does).
+        "kernel_cpu_s": round(time.process_time(), 1),
     }
     write_json(run.output_dir / records.OUTCOME_FILE, outcome)
     return outcome

@@ -82,7 +82,15 @@ def methods_page(task: Task) -> str:
         f"- Checkpoint selection: the best dev `{task.selection_metric}`.\n"
         f"- Smoke floor checked by the end-to-end test: `{floor['metric']}` above "
         f"{floor['value']} ({floor['why']}).\n"
+        f"- Smoke data: {smoke_data(task)}.\n"
     )
+
+
+def smoke_data(task: Task) -> str:
+    """The generator's sizes for the smoke data, as set in task.yaml (else its defaults)."""
+    if not task.smoke_data:
+        return "the generator's default sizes"
+    return ", ".join(f"`{key}` {value}" for key, value in task.smoke_data.items())
 
 
 def write_pages(out_dir: Path = GENERATED) -> list[Path]:

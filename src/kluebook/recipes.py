@@ -23,6 +23,7 @@ SMOKE_RECIPE = {
     "epochs": 6,
     "warmup_ratio": 0.1,
     "max_length": 64,
+    "evals_per_epoch": 1,
     # The switches as the smoke profile had them before they existed (book/deviations.md).
     "eval_schedule": "trainer",
     "early_stopping_patience": None,

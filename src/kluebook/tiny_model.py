@@ -2,8 +2,9 @@
 
 The stand-in mirrors the KLUE-RoBERTa family (book/methods.md): a BertTokenizer WordPiece vocabulary
 (no lower-casing, `##` continuations, `[CLS]`=0 `[PAD]`=1 `[SEP]`=2 as in the RoBERTa configs),
-a RoBERTa encoder with one token type, randomly initialised. Its vocabulary is trained on the
-text it will be fine-tuned on, and the result is cached by a hash of that text.
+a RoBERTa encoder with one token type (2 layers, hidden size 128, no dropout), randomly
+initialised. Its vocabulary is trained on the text it will be fine-tuned on, and the result is
+cached by a hash of that text.
 """
 
 import hashlib
@@ -23,9 +24,14 @@ if TYPE_CHECKING:
 
 TINY_MODEL = "kluebook/tiny-roberta"
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
-TINY_SIZE = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4}
-# Bumped when the build changes what a cached model holds (2: a fixed vocabulary order).
-BUILD_VERSION = 2
+# Hidden size 128 without dropout: from random weights it learns every smoke task within a few
+# hundred steps, seed after seed. At hidden size 64 with dropout 0.1, relation extraction needed
+# 40 epochs and still ended anywhere between 57 and 97 micro F1 depending on the seed.
+TINY_SIZE = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4}
+TINY_DROPOUT = 0.0
+# Part of the cached model's folder name, bumped when the build changes what a cached model
+# holds (2: a fixed vocabulary order; 3: hidden size 128 without dropout).
+BUILD_VERSION = 3
 
 
 def train_wordpiece_tokenizer(
@@ -71,6 +77,8 @@ def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) ->
         pad_token_id=1,
         eos_token_id=2,
         tokenizer_class="BertTokenizer",
+        hidden_dropout_prob=TINY_DROPOUT,
+        attention_probs_dropout_prob=TINY_DROPOUT,
         **TINY_SIZE,
     )
     with torch.random.fork_rng():  # leave the caller's random state as it was
