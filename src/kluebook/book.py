@@ -6,14 +6,20 @@ import sys
 from pathlib import Path
 
 from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.paths import GENERATED, ROOT
 
 # What a book build reads besides the installed package: configuration, pages, notebooks.
 SOURCES = ("_config.yml", "_toc.yml", "book", "configs", "notebooks")
 
 
 def build(path_output: Path) -> None:
-    """`jupyter-book build` of the book root, every warning an error (all reported at once)."""
+    """`jupyter-book build` of the book root, every warning an error (all reported at once).
+
+    The table of contents is the one `kluebook report` generates from _toc.yml (each task's
+    runs under its page), or _toc.yml itself before any report.
+    """
+    generated_toc = GENERATED / "_toc.yml"
+    toc = ["--toc", str(generated_toc)] if generated_toc.is_file() else []
     command = [
         str(Path(sys.executable).parent / "jupyter-book"),
         "build",
@@ -23,6 +29,7 @@ def build(path_output: Path) -> None:
         "-W",
         "-n",
         "--keep-going",
+        *toc,
     ]
     if subprocess.run(command, cwd=ROOT).returncode != 0:
         raise KluebookError("jupyter-book build failed (see the warnings above)")

@@ -326,7 +326,6 @@ def _execute_locked(spec: RunSpec, fingerprint: str, log_output: bool) -> str:
     predictions = spec.record_path.with_suffix(".predictions.jsonl")
     predictions.parent.mkdir(parents=True, exist_ok=True)
     os.replace(spec.output_dir / records.PREDICTIONS_FILE, predictions)
-    publish_notebook(staging, spec)
     record = records.run_record(
         spec.task,
         spec.parameters(),
@@ -336,6 +335,7 @@ def _execute_locked(spec: RunSpec, fingerprint: str, log_output: bool) -> str:
         notebook=_relative(spec.notebook_path),
         predictions=_relative(predictions),
     )
+    publish_notebook(staging, spec, record)  # its page ends with a card made from the record
     records.write_record(spec.record_path, record)
     return "succeeded"
 
@@ -378,27 +378,13 @@ def _relative(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def publish_notebook(executed: Path, spec: RunSpec) -> None:
-    """Move an executed notebook into the book, titled after its run.
+def publish_notebook(executed: Path, spec: RunSpec, record: dict | None = None) -> None:
+    """Move an executed notebook into the book as its run's page: titled after the run, its
+    parameters as a table, its outputs without noise or machine paths, and, given the run's
+    record, ending with the run card (`kluebook.run_pages`)."""
+    from kluebook.run_pages import publish
 
-    The notebook's default parameters are collapsed; the injected ones, which this run used,
-    stay visible.
-    """
-    notebook = nbformat.read(executed, as_version=4)
-    if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
-        notebook.metadata.papermill.input_path = _relative(spec.task.notebook_path)
-        notebook.metadata.papermill.output_path = _relative(spec.notebook_path)
-    for cell in notebook.cells:
-        if "parameters" in cell.metadata.get("tags", []):
-            cell.metadata["tags"].append("hide-input")
-    heading = next(
-        c for c in notebook.cells if c.cell_type == "markdown" and c.source.startswith("# ")
-    )
-    title, _, rest = heading.source.partition("\n")
-    heading.source = f"{title}: {spec.model}, {spec.profile}, seed {spec.seed}\n{rest}"
-    spec.notebook_path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, spec.notebook_path)
-    executed.unlink()
+    publish(executed, spec, record)
 
 
 @dataclass

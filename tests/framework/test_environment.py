@@ -9,8 +9,10 @@ from kluebook.paths import ROOT
 
 
 def pins_from_pyproject() -> dict[str, str]:
+    """The dependencies and the dev extra (tests, lint, the browser test's driver)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return dict(re.fullmatch(r"([\w.-]+)==(.+)", d).groups() for d in project["dependencies"])
+    pins = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
+    return dict(re.fullmatch(r"([\w.-]+)==(.+)", d).groups() for d in pins)
 
 
 def pins_from_environment() -> dict[str, str]:
@@ -26,6 +28,7 @@ def test_pyproject_and_environment_pin_the_same_versions():
 def test_every_dependency_is_pinned_and_python_is_311():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert all("==" in d for d in project["dependencies"])
+    assert all("==" in d for d in project["optional-dependencies"]["dev"])
     assert "python=3.11" in yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
     assert pins_from_pyproject()["jupyter-book"] == "1.0.4.post1"
 
