@@ -179,9 +179,11 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
             (None, record)
         )
     for (model, profile, config), items in groups.items():
-        where = f" · {profile}" if profile else ""
-        where += "" if config == "default" else f" · {config.replace(',', ', ')}"
-        text.append(f"### {model}{where}\n")
+        where = f"{profile} profile" if profile else "no record"
+        where += (
+            ", the profile's recipe" if config == "default" else f", {config.replace(',', ', ')}"
+        )
+        text.append(f"### {model}\n\n*{where}*\n")
         for docname, record in items:
             seed = f"seed {record['seed']}" if "seed" in record else docname.rsplit("/", 1)[-1]
             if docname is None:

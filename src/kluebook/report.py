@@ -24,6 +24,7 @@ import yaml
 
 from kluebook.checkpoints import model_entry, registered_models
 from kluebook.json_files import write_text_atomic
+from kluebook.myst import list_table
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 from kluebook.records import model_slug, read_record
 from kluebook.tasks import Metric, Task, all_tasks
@@ -640,30 +641,25 @@ def render_status(records: list[dict], root: Path = ROOT) -> str:
         by_task[record["task"]].append(record)
     for name, mine in by_task.items():
         title = tasks[name].title if name in tasks else name
-        lines = [
-            f"## {title}\n",
-            "| run | status | wall time | finished | device | commit |",
-            "|---|---|---|---|---|---|",
-        ]
-        errors = []
+        rows, errors = [], []
         for r in mine:
             config = "" if r.get("config", "default") == "default" else f" · {r['config']}"
             text = f"{r['model']} · {r['profile']}{config} · seed {r['seed']}"
             page = run_page(r, root)
-            run = f"{{doc}}`{_role_text(text)} </{page}>`" if page else text.replace("|", "/")
+            run = f"{{doc}}`{_role_text(text)} </{page}>`" if page else text
             status = r["status"]
             if status == "failed":
                 errors.append(f"- {text}: {r.get('error', 'no error recorded')}")
                 status = "**failed** (below)"
             wall = f"{r['wall_time_s']:,.0f} s" if r.get("wall_time_s") is not None else "—"
             finished = (r.get("finished_at") or "—").replace("T", " ")[:16]
-            commit = (r.get("git_commit") or "unknown")[:12]
-            lines.append(
-                f"| {run} | {status} | {wall} | {finished} | {r.get('device', '—')} | `{commit}` |"
-            )
+            commit = f"`{(r.get('git_commit') or 'unknown')[:12]}`"
+            rows.append([run, status, wall, finished, str(r.get("device", "—")), commit])
+        header = ["run", "status", "wall time", "finished", "device", "commit"]
+        text = f"## {title}\n\n" + list_table(header, rows, [36, 11, 9, 14, 16, 14])
         if errors:
-            lines.append("\nErrors of the failed runs:\n\n" + "\n".join(errors))
-        parts.append("\n".join(lines))
+            text += "\nErrors of the failed runs:\n\n" + "\n".join(errors)
+        parts.append(text)
     newest = max(
         (r for r in records if "libraries" in r), key=lambda r: r["finished_at"], default=None
     )

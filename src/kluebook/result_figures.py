@@ -107,7 +107,15 @@ def task_figure(task, rows, published, path: Path) -> None:
             if not shown:
                 ax.text(0.5, 0.5, "no results yet", transform=ax.transAxes, ha="center")
         fig.suptitle(task.title, x=0.02, ha="left", fontsize=13, fontweight="bold")
-        fig.legend(handles=entries, loc="lower center", ncol=2, frameon=False)
+        fig.legend(
+            handles=entries,
+            loc="lower center",
+            ncol=2,
+            frameon=False,
+            columnspacing=1.0,
+            handletextpad=0.3,
+        )
         fig.tight_layout(rect=(0, legend_height / height, 1, 1))
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, format="svg", metadata={"Date": None})
+        # "tight": the canvas grows to whatever a long label or the legend needs.
+        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")

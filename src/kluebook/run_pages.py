@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
+from kluebook.myst import list_table
 from kluebook.paths import KLUE_DATA, ROOT
 
 # Outputs that are progress or widget state, not results.
@@ -94,29 +95,29 @@ def clean_outputs(cell) -> None:
 
 
 def _code(value) -> str:
-    """A parameter value as Python would spell it, in backticks for a table."""
+    """A parameter value as Python would spell it, in backticks."""
     text = (
         json.dumps(display_path(value), ensure_ascii=False)
         if isinstance(value, str)
         else repr(value)
     )
-    return f"`{text.replace('|', '&#124;')}`"
+    return f"`{text}`"
 
 
 def parameters_table(spec) -> str:
     """This run's parameters beside the notebook's defaults and their help text."""
     declared = papermill.inspect_notebook(str(spec.task.notebook_path))
     used = spec.parameters()
-    rows = ["| parameter | this run | notebook default | what it is |", "|---|---|---|---|"]
+    rows = []
     for name, info in declared.items():
         value = used.get(name)
-        default = info.get("default") or ""
         shown = _code(value) if name in used else "(the default)"
         if name in spec.extra:
             shown = f"**{shown}** (set with `--set`)"
-        help_text = (info.get("help") or "").replace("|", "&#124;")
-        rows.append(f"| `{name}` | {shown} | `{default.replace('|', '&#124;')}` | {help_text} |")
-    return "\n".join(rows)
+        default = f"`{info['default']}`" if info.get("default") else ""
+        rows.append([f"`{name}`", shown, default, info.get("help") or ""])
+    header = ["parameter", "this run", "notebook default", "what it is"]
+    return list_table(header, rows, [18, 30, 17, 35])
 
 
 def setting_text(value) -> str:
@@ -181,7 +182,10 @@ def card(spec, record: dict) -> str:
         memory += f"; {record['peak_gpu_memory_mb']:,.0f} MB allocated on the GPU"
     commit = record.get("git_commit") or "unknown"
     rows = [
-        ("Task", f"{{ref}}`task-{task.name}` (method: {{ref}}`methods-{task.name}`)"),
+        (
+            "Task",
+            f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
+        ),
         ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
         ("Model", f"`{display_path(spec.model)}`, revision `{record.get('model_revision')}`"),
         ("Profile · seed", f"{spec.profile} · {spec.seed}"),
@@ -204,11 +208,9 @@ def card(spec, record: dict) -> str:
         ("Commit", f"`{commit}`"),
         ("Finished", str(record.get("finished_at", "not recorded"))),
     ]
-    table = "\n".join(f"| {name} | {value.replace('|', '&#124;')} |" for name, value in rows)
     return (
         "## Run card\n\n"
-        "| | |\n|---|---|\n"
-        f"{table}\n\n"
+        f"{list_table([], [list(row) for row in rows], [20, 80])}\n"
         "This page again, from a checkout of the same commit:\n\n"
         f"```bash\n{rerun_command(spec)}\n```\n"
     )

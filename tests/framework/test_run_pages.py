@@ -80,7 +80,7 @@ def test_a_run_page_is_titled_and_clean_and_has_no_path_of_the_machine():
     )
     about = page.cells[1].source
     assert "{ref}`Topic classification (YNAT) <task-ynat>`" in about
-    assert "| `train_limit` | **`300`** (set with `--set`) | `0` |" in about
+    assert "* - `train_limit`\n  - **`300`** (set with `--set`)\n  - `0`\n" in about
     assert all("remove-cell" in page.cells[i].metadata["tags"] for i in (2, 3))
     (stream,) = page.cells[4].outputs  # stderr, progress bar and widget state dropped, merged
     assert stream.text == "{'loss': 1.9}\nsaved to .cache/x\n"
@@ -95,13 +95,13 @@ def test_a_run_page_ends_with_its_card_and_the_command_that_reproduces_it():
     card = run_pages.make_page(executed_notebook(), run, RECORD).cells[-1].source
     assert card.startswith("## Run card")
     for expected in (
-        "| Dev scores | Macro F1 81.23 (best dev checkpoint: step 8 of 60)",
-        "| Device | cpu: x86_64, 2 threads |",
-        "| Wall time | 149.6 s for the run, 128.4 s in the notebook |",
-        "| Peak memory | 812 MB resident",
-        "| Throughput | 14.0 training examples/s (300 examples × 6 epochs",
+        "* - Dev scores\n  - Macro F1 81.23 (best dev checkpoint: step 8 of 60)",
+        "* - Device\n  - cpu: x86_64, 2 threads\n",
+        "  - 149.6 s for the run, 128.4 s in the notebook\n",
+        "  - 812 MB resident",
+        "  - 14.0 training examples/s (300 examples × 6 epochs",
         "checksum `744c3555`",
-        "| Commit | `83a966243d87` |",
+        "* - Commit\n  - `83a966243d87`\n",
         "revision `built locally: tiny`",
         "python 3.11.7 · torch 2.13.0",
     ):
@@ -170,7 +170,7 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     landing = pages.landing_page(tasks[0], records, rows, [], root=tmp_path)
     assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT)\n")
     assert "{ref}`methods page <methods-ynat>`" in landing
-    assert "### kluebook/tiny-roberta · smoke" in landing
+    assert "### kluebook/tiny-roberta\n\n*smoke profile, the profile's recipe*" in landing
     assert (
         "- {doc}`seed 1 </book/runs/ynat/smoke-kluebook--tiny-roberta-seed1>`: Macro F1 71.00"
         in (landing)
