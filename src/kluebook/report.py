@@ -496,7 +496,7 @@ def downloads_markdown(rows: list[Row]) -> str:
     return text
 
 
-def run_rows(records: list[dict]) -> list[dict]:
+def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
     """The per-run objects of results.json (failed runs included)."""
     keep = (
         "task",
@@ -523,7 +523,7 @@ def run_rows(records: list[dict]) -> list[dict]:
         row = {k: record.get(k) for k in keep if k in record}
         row.setdefault("config", "default")
         row["split"] = SOURCE_SPLITS.get(record["data_source"], record["data_source"])
-        page = run_page(record)
+        page = run_page(record, root)
         row["page"] = f"{page}.html" if page else None
         runs.append(row)
     return runs
@@ -576,7 +576,7 @@ def downloads(records: list[dict], root: Path = ROOT) -> tuple[pd.DataFrame, dic
     published = published_scores()
     data = {
         "schema": 1,
-        "runs": run_rows(records),
+        "runs": run_rows(records, root),
         "aggregates": aggregate_rows(rows),
         "published": published_records(published),
     }

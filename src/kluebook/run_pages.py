@@ -45,7 +45,7 @@ def scrub(text: str) -> str:
     """`text` without the paths of this machine (the book root becomes relative)."""
     for path, instead in machine_paths():
         text = text.replace(path + "/", "" if instead == "." else instead + "/")
-        text = text.replace(path, instead)
+        text = re.sub(re.escape(path) + r"(?![\w.-])", instead, text)  # not /rootfs for /root
     return text
 
 

@@ -124,6 +124,8 @@ def test_display_paths_are_relative_or_without_the_machines_folders():
     assert run_pages.display_path(str(Path.home() / "klue")) == "~/klue"
     assert run_pages.display_path("/somewhere/else/klue") == "…/klue"
     assert run_pages.display_path("relative/path") == "relative/path"
+    home = str(Path.home())
+    assert run_pages.scrub(f"{home}/a {home}fs {home}") == f"~/a {home}fs ~"
 
 
 def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(tmp_path):
