@@ -31,6 +31,8 @@ DATASETS = {
 
 def eval_results(rows) -> list[EvalResult]:
     """One `EvalResult` per (configuration, task, metric) of a model's reproduced rows."""
+    from kluebook.report import short_name
+
     tasks = all_tasks()
     results = []
     for row in rows:
@@ -48,7 +50,7 @@ def eval_results(rows) -> list[EvalResult]:
                         task_type=HUB_TASK_TYPES.get(task.name, "other"),
                         task_name=task.title,
                         dataset_type=dataset,
-                        dataset_name=f"KLUE {task.name.upper()}: {described}",
+                        dataset_name=f"KLUE {short_name(task)}: {described}",
                         dataset_config=task.hub_config,
                         dataset_split=split,
                         metric_type=metric.key,
