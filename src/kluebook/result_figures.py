@@ -65,8 +65,10 @@ def task_figure(task, rows, published, path: Path) -> None:
     """The figure of one task (see the module's docstring) from reproduced and published rows."""
     keys = [(task.name, m.key) for m in task.metrics]
     shown = [r for r in [*rows, *published] if any(k in r.cells for k in keys)]
-    lines = sum(_label(r).count("\n") + 1 for r in shown)
-    height_per_panel = 0.3 * max(1, len(shown)) + 0.17 * lines + 1.2
+    # Each row gets the height its label needs: a configuration can take several lines.
+    spans = [max(1.0, 0.5 * (_label(r).count("\n") + 1)) for r in shown]
+    ys = [sum(spans[:i]) + spans[i] / 2 for i in range(len(spans))]
+    height_per_panel = 0.36 * max(1.0, sum(spans)) + 1.2
     with matplotlib.rc_context(STYLE):
         entries = legend(shown)
         legend_height = 0.3 * math.ceil(len(entries) / 2) + 0.35
@@ -75,7 +77,7 @@ def task_figure(task, rows, published, path: Path) -> None:
         axes = fig.subplots(len(task.metrics), 1, squeeze=False)
         for ax, metric, key in zip(axes[:, 0], task.metrics, keys, strict=True):
             values = []
-            for y, row in enumerate(shown):
+            for y, row in zip(ys, shown, strict=True):
                 cell = row.cells.get(key)
                 if cell is None:
                     continue
@@ -95,8 +97,8 @@ def task_figure(task, rows, published, path: Path) -> None:
                     capsize=4,
                     zorder=3,
                 )
-            ax.set_yticks(range(len(shown)), [_label(r) for r in shown])
-            ax.set_ylim(len(shown) - 0.5, -0.5)
+            ax.set_yticks(ys, [_label(r) for r in shown])
+            ax.set_ylim(max(1.0, sum(spans)), 0)
             low, high = (min(values), max(values)) if values else (0.0, 100.0)
             pad = max(2.0, 0.08 * (high - low))
             ax.set_xlim(max(0.0, low - pad), min(100.0, high + pad) if high <= 100 else high + pad)
