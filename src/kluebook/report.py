@@ -656,7 +656,7 @@ def render_status(records: list[dict], root: Path = ROOT) -> str:
             commit = f"`{(r.get('git_commit') or 'unknown')[:12]}`"
             rows.append([run, status, wall, finished, str(r.get("device", "—")), commit])
         header = ["run", "status", "wall time", "finished", "device", "commit"]
-        text = f"## {title}\n\n" + list_table(header, rows, [36, 11, 9, 14, 16, 14])
+        text = f"## {title}\n\n" + list_table(header, rows, [34, 13, 9, 14, 16, 14])
         if errors:
             text += "\nErrors of the failed runs:\n\n" + "\n".join(errors)
         parts.append(text)
