@@ -29,7 +29,17 @@ def site_inputs_digest(root: Path = ROOT) -> str:
 
 
 # The code that writes the generated pages, besides the records, configs and task folders.
-PAGE_CODE = ("report.py", "pages.py", "plots.py", "recipes.py", "checkpoints.py", "book.py")
+PAGE_CODE = (
+    "report.py",
+    "pages.py",
+    "result_figures.py",
+    "model_index.py",
+    "myst.py",
+    "plots.py",
+    "recipes.py",
+    "checkpoints.py",
+    "book.py",
+)
 
 
 def _digest_files(digest, files, base: Path) -> None:
@@ -46,6 +56,7 @@ def generated_pages_digest() -> str:
     digest = hashlib.sha256(__version__.encode())
     _digest_files(digest, RESULTS.rglob("*.json") if RESULTS.is_dir() else [], ROOT)
     _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), ROOT)
+    _digest_files(digest, [ROOT / "_toc.yml"], ROOT)  # the generated toc is made from it
     for task in all_tasks().values():
         digest.update(task.name.encode())
         _digest_files(digest, [task.folder / "task.yaml", task.card_path], task.folder)
@@ -74,8 +85,10 @@ def write_generated_pages(force: bool = False) -> bool:
 def build(path_output: Path, force: bool = False) -> bool:
     """`jupyter-book build` of the book root, every warning an error (all reported at once).
 
-    Skipped, returning False, when the site in `path_output` was built from the same inputs
-    (`site_inputs_digest`) and `force` is not set; a build that fails leaves no stamp.
+    The table of contents is the one `kluebook report` generates from _toc.yml (each task's
+    runs under its page), or _toc.yml itself before any report. Skipped, returning False, when
+    the site in `path_output` was built from the same inputs (`site_inputs_digest`) and `force`
+    is not set; a build that fails leaves no stamp.
     """
     html = path_output / "_build" / "html"
     stamp = path_output / "_build" / STAMP
@@ -84,6 +97,8 @@ def build(path_output: Path, force: bool = False) -> bool:
     if not force and up_to_date and stamp.read_text(encoding="utf-8").strip() == digest:
         return False
     stamp.unlink(missing_ok=True)
+    generated_toc = GENERATED / "_toc.yml"
+    toc = ["--toc", str(generated_toc)] if generated_toc.is_file() else []
     command = [
         str(Path(sys.executable).parent / "jupyter-book"),
         "build",
@@ -93,6 +108,7 @@ def build(path_output: Path, force: bool = False) -> bool:
         "-W",
         "-n",
         "--keep-going",
+        *toc,
     ]
     if subprocess.run(command, cwd=ROOT).returncode != 0:
         raise KluebookError("jupyter-book build failed (see the warnings above)")

@@ -248,8 +248,10 @@ def run(
 
 @app.command()
 def report() -> None:
-    """Write the book's generated pages: the results table, figure and CSV from the run records,
-    and the task table, prediction formats and methods pages from the task registry."""
+    """Write the book's generated pages: from the run records, the KLUE table, a figure per task,
+    results.csv, results.json and model-index snippets, and the status page; from the task
+    registry and the records, the task table, prediction formats, methods pages, a landing page
+    per task, and the table of contents that puts each task's runs under its page."""
     from kluebook.pages import write_pages
     from kluebook.report import write_report
 

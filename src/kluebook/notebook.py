@@ -6,6 +6,7 @@ leaves `outcome.json` and `predictions.jsonl` in its `output_dir`.
 """
 
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,6 +112,22 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def peak_memory() -> dict:
+    """The largest resident set of this process so far, in MB, and on a GPU the most memory
+    PyTorch allocated there (resident memory is not measured where `resource` is missing)."""
+    peaks = {}
+    try:
+        import resource
+    except ImportError:  # Windows
+        pass
+    else:
+        maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KB on Linux, bytes on macOS
+        peaks["peak_memory_mb"] = round(maxrss / (2**20 if sys.platform == "darwin" else 2**10), 1)
+    if torch.cuda.is_available():
+        peaks["peak_gpu_memory_mb"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    return peaks
+
+
 def model_revision(model: str, checkpoint: str) -> str:
     """The hub commit of a checkpoint, or where a local one came from."""
     if model == TINY_MODEL:
@@ -131,9 +148,13 @@ def finish_run(
 ) -> dict:
     """Score the dev predictions, write them and the run's outcome to `output_dir`; return it.
 
-    The metrics are those `kluebook score` gives for the predictions file written here.
+    The metrics are those `kluebook score` gives for the predictions file written here. The
+    throughput is the training examples seen (train count x epochs) over the notebook's wall
+    time so far, loading and evaluation included: a lower bound on the training speed.
     """
     write_jsonl(run.output_dir / records.PREDICTIONS_FILE, predictions)
+    wall_time = time.time() - run.started
+    seen = counts.get("train", 0) * run.recipe.as_dict().get("epochs", 0)
     outcome = {
         "model_revision": model_revision(run.model, checkpoint),
         "recipe": run.recipe.as_dict(),
@@ -146,10 +167,12 @@ def finish_run(
         "libraries": records.library_versions(),
         "device": records.device_description(),
         "started_at": run.started_at,
-        "notebook_wall_time_s": round(time.time() - run.started, 1),
+        "notebook_wall_time_s": round(wall_time, 1),
         # CPU seconds of the kernel so far, imports included: what a run costs, whatever else
         # the machine was doing (wall times stretch on a busy machine, this hardly does).
         "kernel_cpu_s": round(time.process_time(), 1),
+        "train_examples_per_second": round(seen / wall_time, 1) if wall_time > 0 else None,
+        **peak_memory(),
     }
     write_json(run.output_dir / records.OUTCOME_FILE, outcome)
     return outcome

@@ -1,11 +1,19 @@
 """Book pages generated from the task registry, so that a new task folder shows up in the book
-without a page being edited: the task table, the prediction-file formats, and one methods page
-per task (its card, then its recipe and smoke settings read from its task.yaml)."""
+without a page being edited: the task table, the prediction-file formats, one methods page per
+task (its card, then its recipe and smoke settings read from its task.yaml), one landing page
+per task (what it measures, its results and its runs grouped by model), and the table of
+contents that puts each task's runs under its landing page."""
 
+import copy
+import re
+from collections import defaultdict
 from pathlib import Path
 
+import yaml
+
+from kluebook import report
 from kluebook.json_files import write_text_if_changed
-from kluebook.paths import GENERATED
+from kluebook.paths import GENERATED, RESULTS, ROOT, RUNS
 from kluebook.recipes import resolve_recipe
 from kluebook.tasks import Task, all_tasks
 from kluebook.tiny_model import TINY_MODEL
@@ -28,10 +36,11 @@ def tasks_table(tasks: list[Task]) -> str:
             task.predicts,
             "; ".join(m.label for m in task.metrics),
             f"{{ref}}`methods <methods-{task.name}>`",
+            f"{{ref}}`results and runs <task-{task.name}>`",
         ]
         for task in tasks
     ]
-    return _table(["task", "what is predicted", "official metrics", "how"], rows)
+    return _table(["task", "what is predicted", "official metrics", "how", "runs"], rows)
 
 
 def prediction_formats(tasks: list[Task]) -> str:
@@ -69,6 +78,7 @@ def methods_page(task: Task) -> str:
     files = ", ".join(f"`{path}`" for path in task.files.values())
     return (
         f"(methods-{task.name})=\n{card}\n\n"
+        f"Results and executed runs of this task: {{ref}}`task-{task.name}`.\n\n"
         "## Recipe\n\n"
         "The official fine-tuning recipe, from this task's `task.yaml`. The smoke profile's "
         "values are for the tiny randomly initialised stand-in, which needs a higher learning "
@@ -93,15 +103,175 @@ def smoke_data(task: Task) -> str:
     return ", ".join(f"`{key}` {value}" for key, value in task.smoke_data.items())
 
 
-def write_pages(out_dir: Path = GENERATED) -> list[Path]:
-    """Write the registry pages of the book; return their paths."""
+def card_summary(task: Task) -> str:
+    """The first paragraph of the task's card, after its title."""
+    text = task.card_path.read_text(encoding="utf-8")
+    body = re.sub(r"^#[^\n]*\n", "", text.strip(), count=1).strip()
+    return body.split("\n\n", 1)[0].strip()
+
+
+def run_title(record: dict | None, docname: str) -> str:
+    """How a run is named in the sidebar and in lists: model, profile, configuration, seed."""
+    if record is None:
+        return docname.rsplit("/", 1)[-1]
+    config = record.get("config", "default")
+    config = "" if config == "default" else f", {config.replace(',', ', ')}"
+    return f"{record['model']}, {record['profile']}{config}, seed {record['seed']}"
+
+
+def run_pages(task: Task, records: list[dict], root: Path = ROOT) -> list[tuple[str, dict | None]]:
+    """The executed notebooks of a task in the book (docname, record or None), ordered by
+    profile, model, configuration and seed."""
+    folder = root / RUNS.relative_to(ROOT) / task.name
+    by_page = {
+        report.run_page(r, root): r
+        for r in records
+        if r["task"] == task.name and r.get("status") == "succeeded"
+    }
+    pages = []
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        docname = path.relative_to(root).with_suffix("").as_posix()
+        pages.append((docname, by_page.get(docname)))
+
+    def order(item):
+        record = item[1] or {}
+        return (
+            record.get("profile") == "smoke",
+            record.get("profile", ""),
+            record.get("model", ""),
+            record.get("config", ""),
+            record.get("seed", 0),
+            item[0],
+        )
+
+    return sorted(pages, key=order)
+
+
+def landing_page(task: Task, records: list[dict], rows, published, root: Path = ROOT) -> str:
+    """A task's landing page: what it measures, its metrics, its results, its runs by model."""
+    page = report.task_page(task)
+    metrics = "; ".join(f"{m.label} (`{m.key}`)" for m in task.metrics)
+    selection = next((m.label for m in task.metrics if m.key == task.selection_metric), None)
+    mine = [r for r in rows if any(k[0] == task.name for k in r.cells)]
+    theirs = [r for r in published if any(k[0] == task.name for k in r.cells)]
+    sections = report.sections_for(mine, theirs)
+    text = [
+        f"(task-{task.name})=\n# {task.title}\n",
+        card_summary(task) + "\n",
+        "| | |\n|---|---|\n"
+        f"| What is predicted | {task.predicts} |\n"
+        f"| Official metrics | {metrics} |\n"
+        f"| Checkpoint selection | the best dev {selection or task.selection_metric} |\n"
+        f"| How it is trained and scored | its {{ref}}`methods page <methods-{task.name}>` |\n"
+        f"| All tasks side by side | {{doc}}`the KLUE table </{report.RESULTS_PAGE}>` |\n",
+        "## Results\n",
+        "Published test-set scores and this book's dev-set scores (mean, then ± sd and the "
+        "number of seeds n; s1, s2, … link to each seed's run).\n",
+        report.table_html(sections, [task], page) + "\n",
+        f":::{{figure}} /{report.figure_path(task).relative_to(ROOT).as_posix()}\n"
+        f":alt: {task.title}: each configuration's dev scores beside the published test "
+        "scores, one panel per metric.\n\n"
+        "Dots: one seed's dev score; diamond and bar: their mean ± sd; crosses: published "
+        "test scores.\n:::\n",
+        "## Runs\n",
+    ]
+    pages = run_pages(task, records, root)
+    failed = [r for r in records if r["task"] == task.name and r.get("status") == "failed"]
+    if not pages and not failed:
+        text.append(
+            f"No run of this task yet: `kluebook run --tasks {task.name}` executes its notebook.\n"
+        )
+    groups: dict[tuple, list] = defaultdict(list)
+    for docname, record in pages:
+        record = record or {}
+        key = (
+            record.get("model", "unrecorded"),
+            record.get("profile", ""),
+            record.get("config", "default"),
+        )
+        groups[key].append((docname, record))
+    for record in failed:
+        groups[(record["model"], record["profile"], record.get("config", "default"))].append(
+            (None, record)
+        )
+    for (model, profile, config), items in groups.items():
+        where = f"{profile} profile" if profile else "no record"
+        where += (
+            ", the profile's recipe" if config == "default" else f", {config.replace(',', ', ')}"
+        )
+        text.append(f"### {model}\n\n*{where}*\n")
+        for docname, record in items:
+            seed = f"seed {record['seed']}" if "seed" in record else docname.rsplit("/", 1)[-1]
+            if docname is None:
+                text.append(f"- {seed}: **failed**, {record.get('error', 'no error recorded')}")
+                continue
+            scores = ", ".join(
+                f"{m.label} {record['metrics'][m.key]:.2f}"
+                for m in task.metrics
+                if (record.get("metrics") or {}).get(m.key) is not None
+            )
+            wall = f" · {record['wall_time_s']:,.0f} s" if record.get("wall_time_s") else ""
+            text.append(f"- {{doc}}`{seed} </{docname}>`" + (f": {scores}{wall}" if scores else ""))
+        text.append("")
+    return "\n".join(text) + "\n"
+
+
+TASKS_GLOB = f"{GENERATED.relative_to(ROOT).as_posix()}/tasks/*"
+METHODS_GLOB = f"{GENERATED.relative_to(ROOT).as_posix()}/methods/*"
+
+
+def table_of_contents(tasks: list[Task], records: list[dict], root: Path = ROOT) -> dict:
+    """_toc.yml with its task and methods globs spelled out in the registry's order, and each
+    task's runs as sections of its landing page."""
+    with open(root / "_toc.yml", encoding="utf-8") as handle:
+        toc = yaml.safe_load(handle)
+
+    def expand(entries: list[dict]) -> list[dict]:
+        out = []
+        for entry in entries:
+            entry = copy.deepcopy(entry)
+            if entry.get("glob") == TASKS_GLOB:
+                for task in tasks:
+                    item = {"file": report.task_page(task)}
+                    runs = [
+                        {"file": docname, "title": run_title(record, docname)}
+                        for docname, record in run_pages(task, records, root)
+                    ]
+                    if runs:
+                        item["sections"] = runs
+                    out.append(item)
+                continue
+            if entry.get("glob") == METHODS_GLOB:
+                out += [{"file": f"{METHODS_GLOB[:-2]}/{task.name}"} for task in tasks]
+                continue
+            for key in ("chapters", "sections"):
+                if key in entry:
+                    entry[key] = expand(entry[key])
+            out.append(entry)
+        return out
+
+    for part in toc.get("parts", []):
+        part["chapters"] = expand(part["chapters"])
+    return toc
+
+
+def write_pages(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
+    """Write the registry pages of the book, the task landing pages and the table of contents;
+    return their paths."""
     tasks = list(all_tasks().values())
+    records = report.load_records(results)
+    rows = report.reproduced_rows(records)
+    published = report.published_rows(report.published_scores())
     pages = {
         out_dir / "tasks_table.md": tasks_table(tasks),
         out_dir / "prediction_formats.md": prediction_formats(tasks),
     }
     for task in tasks:
         pages[out_dir / "methods" / f"{task.name}.md"] = methods_page(task)
+        pages[out_dir / "tasks" / f"{task.name}.md"] = landing_page(task, records, rows, published)
+    header = "# Generated by `kluebook report` from _toc.yml: do not edit.\n"
+    toc = yaml.safe_dump(table_of_contents(tasks, records), sort_keys=False, allow_unicode=True)
+    pages[out_dir / "_toc.yml"] = header + toc
     for path, text in pages.items():
         write_text_if_changed(path, text)
     return list(pages)

@@ -353,7 +353,6 @@ def store(spec: RunSpec, fingerprint: str, products: RunProducts) -> str:
         return "failed"
     predictions = spec.record_path.with_suffix(".predictions.jsonl")
     write_text_atomic(predictions, products.predictions.decode("utf-8"))
-    publish_notebook(products.executed, spec)
     record = records.run_record(
         spec.task,
         spec.parameters(),
@@ -368,7 +367,9 @@ def store(spec: RunSpec, fingerprint: str, products: RunProducts) -> str:
         notebook=_relative(spec.notebook_path),
         predictions=_relative(predictions),
     )
-    records.write_record(spec.record_path, {**record, **finished})
+    record = {**record, **finished}
+    publish_notebook(products.executed, spec, record)  # its page ends with the run card
+    records.write_record(spec.record_path, record)
     return "succeeded"
 
 
@@ -377,25 +378,13 @@ def _relative(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def publish_notebook(executed: bytes, spec: RunSpec) -> None:
-    """Write an executed notebook into the book, titled after its run.
+def publish_notebook(executed: bytes, spec: RunSpec, record: dict | None = None) -> None:
+    """Write an executed notebook into the book as its run's page: titled after the run, its
+    parameters as a table, its outputs without noise or machine paths, and, given the run's
+    record, ending with the run card (`kluebook.run_pages`)."""
+    from kluebook.run_pages import publish
 
-    The notebook's default parameters are collapsed; the injected ones, which this run used,
-    stay visible.
-    """
-    notebook = nbformat.reads(executed.decode("utf-8"), as_version=4)
-    if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
-        notebook.metadata.papermill.input_path = _relative(spec.task.notebook_path)
-        notebook.metadata.papermill.output_path = _relative(spec.notebook_path)
-    for cell in notebook.cells:
-        if "parameters" in cell.metadata.get("tags", []):
-            cell.metadata["tags"].append("hide-input")
-    heading = next(
-        c for c in notebook.cells if c.cell_type == "markdown" and c.source.startswith("# ")
-    )
-    title, _, rest = heading.source.partition("\n")
-    heading.source = f"{title}: {spec.model}, {spec.profile}, seed {spec.seed}\n{rest}"
-    write_text_atomic(spec.notebook_path, nbformat.writes(notebook))
+    publish(executed, spec, record)
 
 
 @dataclass

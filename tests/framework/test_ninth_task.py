@@ -71,8 +71,16 @@ def test_the_runner_report_and_scorer_pick_it_up(toy):
 
     report = kluebook(root, tasks_path, "report")
     assert report.returncode == 0, report.stderr
-    assert "## Toy topics (TOY)" in (root / "book/_generated/results.md").read_text()
+    results = (root / "book/_generated/results.md").read_text()
+    assert 'title="Toy topics (TOY)">TOY</a>' in results  # a column of the KLUE table
     assert (root / "book/_generated/methods/toy.md").read_text().startswith("(methods-toy)=")
+    landing = (root / "book/_generated/tasks/toy.md").read_text()
+    assert landing.startswith("(task-toy)=\n# Toy topics (TOY)")
+    toc = yaml.safe_load((root / "book/_generated/_toc.yml").read_text())
+    tasks = next(p for p in toc["parts"] if p["caption"] == "Tasks and their runs")
+    toy = tasks["chapters"][-1]
+    assert toy["file"] == "book/_generated/tasks/toy"
+    assert [s["file"] for s in toy["sections"]] == [record["notebook"].removesuffix(".ipynb")]
 
     dev = json.loads((root / ".cache/data/generated-v1/toy/toy_dev.json").read_text())
     gold = root / "toy_dev_first_100.json"

@@ -56,13 +56,12 @@ def test_a_default_and_an_overridden_run_coexist_as_two_rows(book):
     assert found[TUNED]["overrides"]["learning_rate"] == 0.002
     assert found[DEFAULT]["recipe"]["learning_rate"] == 1e-3
     assert kluebook(book, "report").returncode == 0
-    rows = [
-        line
-        for line in (book / "book/_generated/results.md").read_text().splitlines()
-        if line.startswith("| `kluebook/tiny-roberta`")
-    ]
+    data = json.loads((book / "book/_generated/results.json").read_text())
+    rows = [a for a in data["aggregates"] if a["model"] == "kluebook/tiny-roberta"]
     assert len(rows) == 2
-    assert sum("learning_rate=0.002" in row for row in rows) == 1
+    assert sum("learning_rate=0.002" in row["config"] for row in rows) == 1
+    table = (book / "book/_generated/results.md").read_text()
+    assert table.count("<code>kluebook/tiny-roberta</code>") == 2
 
 
 def test_records_and_executed_notebooks_carry_no_path_of_the_machine(book):
@@ -131,4 +130,5 @@ def test_paper_records_of_a_stand_in_checkpoint_render_without_running(book):
     html = site / "_build/html"
     assert "standin-roberta" in (html / "book/results.html").read_text()
     page = html / "book/runs/ynat" / (record["notebook"].split("/")[-1].replace(".ipynb", ".html"))
-    assert "standin-roberta, paper, seed 1" in page.read_text()
+    config = record["config"].replace(",", ", ")
+    assert f"{task.title}: standin-roberta, paper, {config}, seed 1" in page.read_text()

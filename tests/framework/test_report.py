@@ -1,7 +1,22 @@
-"""The results table: mean ± sd over seeds, published test numbers beside, smoke labelled."""
+"""The results: one KLUE table (published, reproduced and smoke rows, KLUE's marks), the gap to
+the published numbers, a figure per task, the downloads and the status page."""
 
-from kluebook import report
+import json
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+from kluebook import report, result_figures
 from kluebook.records import write_record
+
+
+@pytest.fixture(autouse=True)
+def no_figures(request, monkeypatch):
+    """Figures take seconds; only the test about them draws them."""
+    if "figure" not in request.node.name:
+        monkeypatch.setattr(result_figures, "task_figure", lambda *args: None)
 
 
 def record(seed: int, value: float, status: str = "succeeded", model="kluebook/tiny-roberta"):
@@ -14,46 +29,147 @@ def record(seed: int, value: float, status: str = "succeeded", model="kluebook/t
         "metrics": {"macro_f1": value},
         "status": status,
         "error": "ValueError: boom",
+        "wall_time_s": 12.5,
+        "finished_at": "2026-01-02T03:04:05+00:00",
+        "device": "cpu",
+        "git_commit": "0123456789abcdef",
     }
 
 
-def test_table_shows_mean_and_sd_over_seeds_and_the_published_test_numbers(tmp_path):
-    for seed, value in [(1, 80.0), (2, 90.0)]:
-        write_record(tmp_path / "results" / f"s{seed}.json", record(seed, value))
-    write_record(tmp_path / "results" / "bad.json", {**record(3, 0.0, "failed"), "metrics": None})
-    paths = report.write_report(tmp_path / "out", tmp_path / "results")
+def paper(seed: int, values: dict, task="ynat", model="klue/roberta-base", config="default"):
+    return {
+        **record(seed, 0.0, model=model),
+        "task": task,
+        "profile": "paper",
+        "data_source": "official",
+        "config": config,
+        "metrics": values,
+    }
+
+
+def write(tmp_path, *records):
+    for i, r in enumerate(records):
+        write_record(tmp_path / "results" / f"{i}.json", r)
+    return report.write_report(tmp_path / "out", tmp_path / "results")
+
+
+def cell_texts(markdown: str, row_label: str) -> list[str]:
+    """The number cells of the table row whose model cell holds `row_label`."""
+    row = next(r for r in markdown.split("<tr>") if row_label in r.split("</th>")[0])
+    return [re.sub(r"<[^>]+>", " ", c).split() for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+
+
+def test_one_table_with_every_metric_published_rows_and_smoke_rows_apart(tmp_path):
+    failed = {**record(3, 0.0, "failed"), "metrics": None}
+    paths = write(tmp_path, record(1, 80.0), record(2, 90.0), failed)
     markdown = paths[0].read_text()
-    assert "| `kluebook/tiny-roberta` | default (the profile's recipe) | smoke (pipeline check" in (
-        markdown
-    )
-    assert "not a reproduction" in markdown
-    assert "85.00 ± 7.07" in markdown  # mean 85, sample sd sqrt(50)
-    assert (
-        "| KLUE-BERT-base (published) | — | KLUE paper recipe | test (private) | — | 85.73 |"
-        in markdown
-    )
+    metrics = re.findall(r'<th class="metric" scope="col">([^<]+)</th>', markdown)
+    assert len(metrics) == 14 and metrics[:3] == ["Macro F1", "Pearson r", "F1"]
+    tasks = re.findall(r'title="[^"]+">([^<]+)</a></th>', markdown)
+    assert tasks == ["YNAT", "STS", "NLI", "NER", "RE", "DP", "MRC", "WoS"]
+    published = markdown.split('<tbody class="published">')[1].split("</tbody>")[0]
+    assert published.count("<tr>") == 9 and "test<sup>" in published
+    assert "KLUE-benchmark/KLUE README, commit 3efd987" in markdown  # the published source
+    smoke = markdown.split('<tbody class="pipeline-check">')[1].split("</tbody>")[0]
+    assert "not a reproduction" in smoke
+    ynat = cell_texts(smoke, "kluebook/tiny-roberta")[0]
+    assert ynat == ["85.00", "±", "7.07", "·", "n=2", "s1", "s2"]  # mean 85, sample sd sqrt(50)
+    assert "<strong>" not in smoke  # a pipeline check is not ranked
+    assert "No paper-profile run yet" in markdown
     assert "## Failed runs" in markdown and "seed 3: ValueError: boom" in markdown
-    csv = paths[1].read_text().splitlines()
-    assert csv[0] == "task,profile,model,data_source,config,split,metric,seeds,mean,sd"
-    assert csv[1].startswith(
-        "ynat,smoke,kluebook/tiny-roberta,generated,default,dev (generated),macro_f1,2,85.0"
-    )
-    assert paths[2].read_bytes().startswith(b"\x89PNG")
-    assert "| ynat | `kluebook/tiny-roberta` | smoke | 3 | failed |" in paths[3].read_text()
+
+
+def test_klue_marks_best_in_bold_and_best_base_model_in_italics(tmp_path):
+    markdown = write(tmp_path, record(1, 80.0))[0].read_text()
+    published = markdown.split('<tbody class="published">')[1].split("</tbody>")[0]
+    assert "<strong>86.06</strong>" in published  # XLM-R-large, the best YNAT score
+    assert "<em>85.73</em>" in published  # KLUE-BERT-base, the best of the base models
+    assert "<strong><em>86.11</em></strong>" in published  # KoELECTRA-base NER: both
+
+
+def test_reproduced_rows_link_their_runs_and_show_their_gap_to_the_published_numbers(tmp_path):
+    notebook = "book/runs/ynat/paper-klue--roberta-base-seed1.ipynb"
+    (tmp_path / notebook).parent.mkdir(parents=True)
+    (tmp_path / notebook).write_text("{}")
+    records = [
+        {**paper(1, {"macro_f1": 86.0}), "notebook": notebook},
+        paper(2, {"macro_f1": 84.0}),
+        paper(1, {"macro_f1": 70.0}, model="klue/bert-base"),
+        paper(1, {"accuracy": 80.0}, task="nli"),
+    ]
+    markdown = report.render(records, root=tmp_path)
+    reproduced = markdown.split('<tbody class="reproduced">')[1].split("</tbody>")[0]
+    assert "Reproduced: paper profile, dev (KLUE v1.1)" in reproduced
+    assert 'href="runs/ynat/paper-klue--roberta-base-seed1.html"' in reproduced
+    assert cell_texts(reproduced, "klue/roberta-base")[0][:5] == ["85.00", "±", "1.41", "·", "n=2"]
+    assert "<strong><em>85.00</em></strong>" in reproduced  # best, and a base-size model
+    assert "<em>70.00</em>" not in reproduced
+    gap = markdown.split("## Reproduced minus published")[1].split("## Figures")[0]
+    assert "Dev and test are different sets" in gap
+    assert "-0.07" in gap  # klue/roberta-base YNAT: 85.00 dev minus 85.07 test
+    assert "-4.83" in gap  # klue/roberta-base NLI: 80.00 dev minus 84.83 test
+    assert "-15.73" in gap  # klue/bert-base YNAT: 70.00 minus 85.73
 
 
 def test_configurations_are_separate_rows_and_seeds_are_pooled_only_within_one(tmp_path):
     tuned = {"config": "learning_rate=3e-05"}
-    for seed, value, extra in [(1, 80.0, {}), (2, 90.0, {}), (1, 50.0, tuned), (2, 60.0, tuned)]:
-        name = f"{extra.get('config', 'default')}-{seed}.json"
-        write_record(tmp_path / "results" / name, {**record(seed, value), **extra})
-    markdown = report.write_report(tmp_path / "out", tmp_path / "results")[0].read_text()
-    rows = [line for line in markdown.splitlines() if "`kluebook/tiny-roberta`" in line]
-    assert len(rows) == 2
-    assert "default (the profile's recipe)" in rows[0] and "85.00 ± 7.07" in rows[0]
-    assert "`learning_rate=3e-05`" in rows[1] and "55.00 ± 7.07" in rows[1]
+    rows = [(1, 80.0, {}), (2, 90.0, {}), (1, 50.0, tuned), (2, 60.0, tuned)]
+    paths = write(tmp_path, *({**record(seed, value), **extra} for seed, value, extra in rows))
+    markdown = paths[0].read_text()
+    assert markdown.count("<code>kluebook/tiny-roberta</code>") == 2
+    assert cell_texts(markdown, "learning_rate=3e-05")[0][0] == "55.00"
+    data = json.loads(paths[2].read_text())
+    means = {a["config"]: a["mean"] for a in data["aggregates"]}
+    assert means == {"default": 85.0, "learning_rate=3e-05": 55.0}
+
+
+def test_downloads_a_csv_and_a_json_of_runs_aggregates_and_published_numbers(tmp_path):
+    failed = {**record(3, 0.0, "failed"), "metrics": None}
+    paths = write(tmp_path, record(1, 80.0), record(2, 90.0), failed)
+    csv = pd.read_csv(paths[1])
+    assert list(csv.columns[:4]) == ["kind", "task", "metric", "profile"]
+    assert csv["kind"].value_counts().to_dict() == {"published": 126, "run": 3, "aggregate": 1}
+    aggregate = csv[csv["kind"] == "aggregate"].iloc[0]
+    assert (aggregate["seeds"], aggregate["value"]) == (2, 85.0)
+    assert round(aggregate["sd"], 2) == 7.07
+    assert csv[(csv["kind"] == "run") & (csv["status"] == "failed")]["seed"].tolist() == [3]
+    data = json.loads(paths[2].read_text())
+    assert len(data["runs"]) == 3 and data["runs"][2]["error"] == "ValueError: boom"
+    assert len(data["published"]) == 126 and data["published"][0]["split"] == "test"
+
+
+def test_a_figure_per_task_and_a_model_index_per_reproduced_model(tmp_path):
+    paths = write(tmp_path, paper(1, {"macro_f1": 86.0}), paper(2, {"macro_f1": 84.0}))
+    figures = [p for p in paths if p.suffix == ".svg"]
+    assert [p.stem for p in figures] == ["ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos"]
+    assert figures[0].read_text().startswith("<?xml")
+    (snippet,) = [p for p in paths if p.parent.name == "model-index"]
+    card = yaml.safe_load(snippet.read_text())
+    (result,) = card["model-index"][0]["results"]
+    assert card["model-index"][0]["name"] == "klue/roberta-base"
+    assert result["task"]["type"] == "text-classification"
+    assert result["dataset"] == {
+        "name": "KLUE YNAT: official KLUE v1.1 dev files",
+        "type": "klue/klue",
+        "config": "ynat",
+        "split": "validation",
+    }
+    assert result["metrics"][0]["value"] == 85.0 and result["metrics"][0]["type"] == "macro_f1"
+
+
+def test_the_status_page_links_every_run_and_lists_the_errors(tmp_path):
+    notebook = "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb"
+    (tmp_path / notebook).parent.mkdir(parents=True)
+    (tmp_path / notebook).write_text("{}")
+    failed = {**record(3, 0.0, "failed"), "metrics": None}
+    status = report.render_status([{**record(1, 80.0), "notebook": notebook}, failed], tmp_path)
+    assert "## Topic classification (YNAT)" in status
+    assert "* - {doc}`kluebook/tiny-roberta · smoke · seed 1 </book/runs/ynat/smoke-" in status
+    assert "* - kluebook/tiny-roberta · smoke · seed 3\n  - **failed** (below)\n" in status
+    assert "- kluebook/tiny-roberta · smoke · seed 3: ValueError: boom" in status
 
 
 def test_no_records_gives_a_page_that_says_so(tmp_path):
     markdown = report.write_report(tmp_path / "out", tmp_path / "none")[0].read_text()
-    assert "No run has finished yet" in markdown
+    assert "No paper-profile run yet" in markdown
+    assert "Model-index snippets appear here once a run has finished" in markdown

@@ -1,0 +1,99 @@
+"""Hugging Face model-index snippets of the reproduced results, ready to paste into the YAML
+header of a model card. They are made with `huggingface_hub`'s model-card types, so they have
+the schema the hub reads."""
+
+from pathlib import Path
+
+from huggingface_hub import EvalResult, ModelCardData
+
+from kluebook.json_files import write_text_if_changed
+from kluebook.records import model_slug
+from kluebook.tasks import all_tasks
+
+# The hub's task type of each KLUE task; a task not listed here is "other".
+HUB_TASK_TYPES = {
+    "ynat": "text-classification",
+    "sts": "sentence-similarity",
+    "nli": "text-classification",
+    "ner": "token-classification",
+    "re": "text-classification",
+    "dp": "token-classification",
+    "mrc": "question-answering",
+    "wos": "other",
+}
+DATASETS = {
+    # data source: (dataset id, split, how the data set is named)
+    "official": ("klue/klue", "validation", "official KLUE v1.1 dev files"),
+    "hub": ("klue/klue", "validation", "klue/klue validation split (v1)"),
+    "generated": ("kluebook-smoke", "dev", "generated smoke data, a pipeline check, not KLUE"),
+}
+
+
+def eval_results(rows) -> list[EvalResult]:
+    """One `EvalResult` per (configuration, task, metric) of a model's reproduced rows."""
+    from kluebook.report import short_name
+
+    tasks = all_tasks()
+    results = []
+    for row in rows:
+        dataset, split, described = DATASETS.get(
+            row.data_source, (row.data_source, "dev", row.data_source)
+        )
+        for task in tasks.values():
+            for metric in task.metrics:
+                cell = row.cells.get((task.name, metric.key))
+                if cell is None:
+                    continue
+                seeds = len(cell.values)
+                results.append(
+                    EvalResult(
+                        task_type=HUB_TASK_TYPES.get(task.name, "other"),
+                        task_name=task.title,
+                        dataset_type=dataset,
+                        dataset_name=f"KLUE {short_name(task)}: {described}",
+                        dataset_config=task.hub_config,
+                        dataset_split=split,
+                        metric_type=metric.key,
+                        metric_name=f"{metric.label} (dev mean of {seeds} seed"
+                        f"{'s' if seeds > 1 else ''}, {row.profile} profile)",
+                        metric_value=round(cell.mean, 2),
+                        metric_config=None if row.config == "default" else row.config,
+                    )
+                )
+    return results
+
+
+def snippet(model: str, rows) -> str:
+    """The YAML of one model's model-index, with a comment saying what it holds."""
+    card = ModelCardData(
+        model_name=model,
+        language="ko",
+        datasets=["klue/klue"] if any(r.data_source != "generated" for r in rows) else None,
+        eval_results=eval_results(rows),
+    )
+    smoke = any(r.profile == "smoke" for r in rows)
+    warning = (
+        "# Smoke rows are a pipeline check on generated data: do not publish them as KLUE scores.\n"
+        if smoke
+        else ""
+    )
+    return (
+        f"# model-index of {model}, from kluebook's run records (dev-set means over seeds).\n"
+        "# Paste it into the YAML header of the model card (between the --- lines).\n"
+        f"{warning}{card.to_yaml()}\n"
+    )
+
+
+def write_model_index(rows, out_dir: Path) -> list[Path]:
+    """Write one snippet per model with reproduced rows; return their paths."""
+    by_model: dict[str, list] = {}
+    for row in rows:
+        by_model.setdefault(row.model, []).append(row)
+    paths = []
+    for stale in out_dir.glob("*.yaml") if out_dir.is_dir() else []:
+        stale.unlink()  # a model whose records are gone
+    for model, mine in by_model.items():
+        path = out_dir / f"{model_slug(model)}.yaml"
+        write_text_if_changed(path, snippet(model, mine))
+        paths.append(path)
+    return paths

@@ -1,0 +1,123 @@
+"""The results figure of each task, built from the run records when the report is written.
+
+One panel per metric, stacked, so the figure stays narrow enough to read on a phone: a row per
+model, each seed's dev score a dot, their mean a diamond with a bar of ± one sd, and each
+published test score a cross. It is saved as SVG, sharp at any zoom, its text drawn as paths so
+that it looks the same on every machine.
+"""
+
+import math
+import textwrap
+from pathlib import Path
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+COLOURS = {"published": "black", "reproduced": "#1f6fb4", "smoke": "#8a8a8a"}
+# Sizes for a figure 4 inches wide: shown at its natural size on a laptop (text about as large
+# as the page's), and scaled by about 0.85 on a phone, where 12 points stay legible.
+WIDTH = 4.0
+STYLE = {
+    "font.size": 12,
+    "axes.titlesize": 13,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 12,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 12,
+    "svg.fonttype": "path",
+    "svg.hashsalt": "kluebook",  # the same records give the same file
+}
+
+
+def _label(row) -> str:
+    """A row's tick label: the model; for a reproduced row, its profile and configuration on
+    the lines below (published rows are told apart by their marker)."""
+    if row.kind == "published":
+        return row.label
+    detail = row.profile if row.config == "default" else f"{row.profile}, {row.config}"
+    return row.label + "\n" + "\n".join(textwrap.wrap(detail.replace(",", ", "), 20))
+
+
+def _kind(row) -> str:
+    return row.kind if row.profile != "smoke" else "smoke"
+
+
+def legend(shown) -> list[Line2D]:
+    """Legend entries for the kinds of rows the figure shows."""
+    kinds = {_kind(r) for r in shown}
+    handles = []
+    if "published" in kinds:
+        handles.append(_marker("x", "published", "published, test"))
+    for kind, name in (("reproduced", "dev"), ("smoke", "smoke")):
+        if kind in kinds:
+            handles.append(_marker("D", kind, f"{name} mean ± sd"))
+            handles.append(_marker("o", kind, f"{name}, one seed", alpha=0.45))
+    return handles
+
+
+def _marker(marker: str, kind: str, label: str, alpha: float = 1.0) -> Line2D:
+    return Line2D([], [], marker=marker, ls="", color=COLOURS[kind], alpha=alpha, label=label)
+
+
+def task_figure(task, rows, published, path: Path) -> None:
+    """The figure of one task (see the module's docstring) from reproduced and published rows."""
+    keys = [(task.name, m.key) for m in task.metrics]
+    shown = [r for r in [*rows, *published] if any(k in r.cells for k in keys)]
+    # Each row gets the height its label needs: a configuration can take several lines.
+    spans = [max(1.0, 0.5 * (_label(r).count("\n") + 1)) for r in shown]
+    ys = [sum(spans[:i]) + spans[i] / 2 for i in range(len(spans))]
+    height_per_panel = 0.36 * max(1.0, sum(spans)) + 1.2
+    with matplotlib.rc_context(STYLE):
+        entries = legend(shown)
+        legend_height = 0.3 * math.ceil(len(entries) / 2) + 0.35
+        height = height_per_panel * len(task.metrics) + legend_height
+        fig = Figure(figsize=(WIDTH, height))
+        axes = fig.subplots(len(task.metrics), 1, squeeze=False)
+        for ax, metric, key in zip(axes[:, 0], task.metrics, keys, strict=True):
+            values = []
+            for y, row in zip(ys, shown, strict=True):
+                cell = row.cells.get(key)
+                if cell is None:
+                    continue
+                colour = COLOURS[_kind(row)]
+                values += cell.values
+                if row.kind == "published":
+                    ax.scatter([cell.mean], [y], marker="x", s=70, color=colour, zorder=3)
+                    continue
+                ax.scatter(cell.values, [y] * len(cell.values), s=28, color=colour, alpha=0.45)
+                ax.errorbar(
+                    [cell.mean],
+                    [y],
+                    xerr=[cell.sd or 0],
+                    fmt="D",
+                    ms=7,
+                    color=colour,
+                    capsize=4,
+                    zorder=3,
+                )
+            ax.set_yticks(ys, [_label(r) for r in shown])
+            ax.set_ylim(max(1.0, sum(spans)), 0)
+            low, high = (min(values), max(values)) if values else (0.0, 100.0)
+            pad = max(2.0, 0.08 * (high - low))
+            ax.set_xlim(max(0.0, low - pad), min(100.0, high + pad) if high <= 100 else high + pad)
+            ax.set_title(metric.label, loc="left", fontsize=12)
+            ax.set_xlabel("score (0–100)")
+            ax.grid(axis="x", alpha=0.35)
+            ax.spines[["top", "right"]].set_visible(False)
+            if not shown:
+                ax.text(0.5, 0.5, "no results yet", transform=ax.transAxes, ha="center")
+        fig.suptitle(task.title, x=0.02, ha="left", fontsize=13, fontweight="bold")
+        fig.legend(
+            handles=entries,
+            loc="lower center",
+            ncol=2,
+            frameon=False,
+            columnspacing=1.0,
+            handletextpad=0.3,
+        )
+        fig.tight_layout(rect=(0, legend_height / height, 1, 1))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # "tight": the canvas grows to whatever a long label or the legend needs.
+        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")

@@ -1,0 +1,275 @@
+"""An executed notebook made into its run's page in the book.
+
+The page is the notebook as it ran, cleaned for a reader: its title names the run; its
+parameters are a table (the parameter cells stay in the file, hidden); stderr, progress bars
+and widget outputs are dropped and consecutive print-outs merged; no path of the machine that
+ran it is left; and it ends with a card of what it ran on and the command that reproduces it.
+"""
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import nbformat
+import papermill
+
+from kluebook.json_files import write_text_atomic
+from kluebook.myst import list_table
+from kluebook.paths import KLUE_DATA, ROOT
+
+# Outputs that are progress or widget state, not results.
+WIDGET_TYPES = (
+    "application/vnd.jupyter.widget-view+json",
+    "application/vnd.jupyter.widget-state+json",
+)
+PROGRESS_LINE = re.compile(r"\d+%\|.*\||\d+(\.\d+)?(it|s)/(s|it)\]")
+# Text outputs and sources that may hold a path (images are never rewritten).
+TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex")
+
+
+def machine_paths() -> list[tuple[str, str]]:
+    """(path, what to show instead), longest first: the interpreter's prefixes, the book root,
+    the KLUE data folder and the home folder."""
+    pairs = {
+        sys.prefix: "<python>",
+        sys.base_prefix: "<python>",
+        str(KLUE_DATA): "$KLUEBOOK_DATA_DIR",
+        str(ROOT): ".",
+        str(Path.home()): "~",
+    }
+    return sorted(((p, s) for p, s in pairs.items() if len(p) > 1), key=lambda x: -len(x[0]))
+
+
+def scrub(text: str) -> str:
+    """`text` without the paths of this machine (the book root becomes relative)."""
+    for path, instead in machine_paths():
+        text = text.replace(path + "/", "" if instead == "." else instead + "/")
+        text = re.sub(re.escape(path) + r"(?![\w.-])", instead, text)  # not /rootfs for /root
+    return text
+
+
+def display_path(value: str) -> str:
+    """A path as a reader may see it: relative inside the book root, else without its folders."""
+    if not value:
+        return value
+    path = Path(value)
+    if not path.is_absolute():
+        return value
+    if path.is_relative_to(ROOT):
+        return str(path.relative_to(ROOT))
+    shown = scrub(value)
+    return f"…/{path.name}" if Path(shown).is_absolute() else shown
+
+
+def clean_outputs(cell) -> None:
+    """Drop stderr, progress bars and widget state; merge consecutive print-outs; unpath text."""
+    kept = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            if output.name == "stderr":
+                continue
+            lines = [
+                line.rsplit("\r", 1)[-1]
+                for line in output.text.splitlines(keepends=True)
+                if not PROGRESS_LINE.search(line)
+            ]
+            text = scrub("".join(lines))
+            if not text.strip():
+                continue
+            if kept and kept[-1].output_type == "stream" and kept[-1].name == output.name:
+                kept[-1].text += text
+                continue
+            output.text = text
+        elif output.output_type in ("display_data", "execute_result"):
+            for mime in WIDGET_TYPES:
+                output.data.pop(mime, None)
+            if not output.data:
+                continue
+            for mime in TEXT_TYPES:
+                if mime in output.data:
+                    value = output.data[mime]
+                    output.data[mime] = scrub("".join(value) if isinstance(value, list) else value)
+        kept.append(output)
+    cell.outputs = kept
+
+
+def _code(value) -> str:
+    """A parameter value as Python would spell it, in backticks."""
+    text = (
+        json.dumps(display_path(value), ensure_ascii=False)
+        if isinstance(value, str)
+        else repr(value)
+    )
+    return f"`{text}`"
+
+
+def parameters_table(spec) -> str:
+    """This run's parameters beside the notebook's defaults and their help text."""
+    declared = papermill.inspect_notebook(str(spec.task.notebook_path))
+    used = spec.parameters()
+    rows = []
+    for name, info in declared.items():
+        value = used.get(name)
+        shown = _code(value) if name in used else "(the default)"
+        if name in spec.extra:
+            shown = f"**{shown}** (set with `--set`)"
+        default = f"`{info['default']}`" if info.get("default") else ""
+        rows.append([f"`{name}`", shown, default, info.get("help") or ""])
+    header = ["parameter", "this run", "notebook default", "what it is"]
+    return list_table(header, rows, [18, 30, 17, 35])
+
+
+def setting_text(value) -> str:
+    """A value as `--set name=value` reads it back: JSON, or plain text for a string that is
+    not JSON."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return json.dumps(value)
+
+
+def rerun_command(spec) -> str:
+    """The `kluebook run` command that executes this run again, under the same name."""
+    parts = ["kluebook", "run", "--profile", spec.profile, "--tasks", spec.task.name]
+    parts += ["--models", display_path(spec.model), "--seeds", str(spec.seed)]
+    default_source, default_dir = spec.default_data
+    if spec.data_source != default_source:
+        parts += ["--data-source", spec.data_source]
+    if spec.data_dir and spec.data_dir != default_dir:
+        parts += ["--data-dir", display_path(spec.data_dir)]
+    for name, value in spec.extra.items():
+        parts += ["--set", f"{name}={setting_text(value)}"]
+    return " ".join(p if p.startswith("$") else shlex.quote(p) for p in parts)
+
+
+def _number(value, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "not recorded"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def card(spec, record: dict) -> str:
+    """The run card: what the run is, what it ran on, and how to run it again."""
+    task = spec.task
+    metrics = record.get("metrics") or {}
+    scores = ", ".join(
+        f"{m.label} {metrics[m.key]:.2f}" for m in task.metrics if metrics.get(m.key) is not None
+    )
+    best, last = record.get("best_checkpoint") or {}, record.get("last_checkpoint") or {}
+    checkpoint = (
+        f" (best dev checkpoint: step {best['step']} of {last['step']})"
+        if "step" in best and "step" in last
+        else ""
+    )
+    libraries = " · ".join(f"{k} {v}" for k, v in (record.get("libraries") or {}).items())
+    counts = record.get("counts") or {}
+    epochs = (record.get("recipe") or {}).get("epochs")
+    speed = record.get("train_examples_per_second")
+    throughput = (
+        f"{speed:,.1f} training examples/s ({counts.get('train', 0):,} examples × {epochs} "
+        f"epochs over {record.get('notebook_wall_time_s')} s of notebook time, loading and "
+        "evaluation included)"
+        if speed is not None
+        else "not recorded"
+    )
+    memory = _number(record.get("peak_memory_mb"), " MB", 0)
+    if record.get("peak_memory_mb") is not None:
+        memory += " resident (the notebook's kernel)"
+    if record.get("peak_gpu_memory_mb") is not None:
+        memory += f"; {record['peak_gpu_memory_mb']:,.0f} MB allocated on the GPU"
+    commit = record.get("git_commit") or "unknown"
+    rows = [
+        (
+            "Task",
+            f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
+        ),
+        ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
+        ("Model", f"`{display_path(spec.model)}`, revision `{record.get('model_revision')}`"),
+        ("Profile · seed", f"{spec.profile} · {spec.seed}"),
+        ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
+        (
+            "Data",
+            f"{record.get('data_source')}; "
+            + ", ".join(f"{k} {v:,}" for k, v in counts.items() if isinstance(v, int))
+            + f"; checksum `{record.get('data_checksum')}`",
+        ),
+        ("Device", str(record.get("device", "not recorded"))),
+        (
+            "Wall time",
+            f"{_number(record.get('wall_time_s'), ' s')} for the run, "
+            f"{_number(record.get('notebook_wall_time_s'), ' s')} in the notebook",
+        ),
+        ("Peak memory", memory),
+        ("Throughput", throughput),
+        ("Libraries", libraries or "not recorded"),
+        ("Commit", f"`{commit}`"),
+        ("Finished", str(record.get("finished_at", "not recorded"))),
+    ]
+    return (
+        "## Run card\n\n"
+        f"{list_table([], [list(row) for row in rows], [20, 80])}\n"
+        "This page again, from a checkout of the same commit:\n\n"
+        f"```bash\n{rerun_command(spec)}\n```\n"
+    )
+
+
+def title(spec) -> str:
+    """`<task title>: <model>, <profile>[, <configuration>], seed <N>`."""
+    config = f", {spec.config.replace(',', ', ')}" if spec.config else ""
+    model = display_path(spec.model)
+    return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
+
+
+def make_page(notebook, spec, record: dict | None = None):
+    """Turn an executed notebook (in place) into the run's page; return it."""
+    if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
+        meta = notebook.metadata.papermill
+        meta.input_path = (
+            str(spec.task.notebook_path.relative_to(ROOT))
+            if (spec.task.notebook_path.is_relative_to(ROOT))
+            else spec.task.notebook_path.name
+        )
+        meta.output_path = str(spec.notebook_path.relative_to(ROOT))
+        for key in ("parameters", "default_parameters"):
+            if key in meta:
+                meta[key] = {
+                    k: display_path(v) if isinstance(v, str) else v for k, v in meta[key].items()
+                }
+    heading_index = None
+    for index, cell in enumerate(notebook.cells):
+        tags = cell.metadata.setdefault("tags", [])
+        if "parameters" in tags or "injected-parameters" in tags:
+            tags[:] = [t for t in tags if t not in ("hide-input", "hide-cell")] + ["remove-cell"]
+        if cell.cell_type == "code":
+            cell.source = scrub(cell.source)
+            clean_outputs(cell)
+        elif heading_index is None and cell.source.startswith("# "):
+            heading_index = index
+    if heading_index is None:
+        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {title(spec)}"))
+        heading_index = 0
+    else:
+        heading = notebook.cells[heading_index]
+        _, _, rest = heading.source.partition("\n")
+        heading.source = f"# {title(spec)}\n{rest}"
+    about = (
+        f"This page is one executed run of the {{ref}}`{spec.task.title} <task-{spec.task.name}>` "
+        f"notebook. Its scores are in the {{doc}}`results table </book/results>`; how the task is "
+        f"trained and scored is on its {{ref}}`methods page <methods-{spec.task.name}>`.\n\n"
+        f"**Parameters of this run**\n\n{parameters_table(spec)}\n"
+    )
+    notebook.cells.insert(heading_index + 1, nbformat.v4.new_markdown_cell(about))
+    if record is not None:
+        notebook.cells.append(nbformat.v4.new_markdown_cell(card(spec, record)))
+    return notebook
+
+
+def publish(executed: bytes, spec, record: dict | None = None) -> None:
+    """Write an executed notebook into the book as its run's page (see `make_page`)."""
+    notebook = nbformat.reads(executed.decode("utf-8"), as_version=4)
+    make_page(notebook, spec, record)
+    write_text_atomic(spec.notebook_path, nbformat.writes(notebook))

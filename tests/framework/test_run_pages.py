@@ -1,0 +1,185 @@
+"""Run pages and the generated task pages: an executed notebook made into a clean page that
+ends with its run card, and a landing page per task with its runs under it in the contents."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from kluebook import pages, report, run_pages, runner
+from kluebook.paths import ROOT
+from kluebook.tasks import all_tasks
+
+
+def spec(**extra):
+    return runner.plan("smoke", tasks=["ynat"], seeds=[1], extra=extra)[0]
+
+
+def executed_notebook():
+    """A notebook as papermill leaves it: heading, parameter cells, noisy outputs."""
+    noisy = nbformat.v4.new_code_cell("train()")
+    noisy.outputs = [
+        nbformat.v4.new_output("stream", name="stderr", text=f"{sys.prefix}/x.py: UserWarning\n"),
+        nbformat.v4.new_output(
+            "stream", name="stdout", text=" 50%|#####     | 5/10 [00:01<00:01]\n"
+        ),
+        nbformat.v4.new_output("stream", name="stdout", text="{'loss': 1.9}\n"),
+        nbformat.v4.new_output("stream", name="stdout", text=f"saved to {ROOT}/.cache/x\n"),
+        nbformat.v4.new_output(
+            "display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}
+        ),
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Topic classification (YNAT)\n\nAbout the task."),
+            nbformat.v4.new_code_cell('model = "x"', metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell(
+                f'# Parameters\ndata_dir = "{Path.home()}/klue"',
+                metadata={"tags": ["injected-parameters"]},
+            ),
+            noisy,
+        ]
+    )
+    notebook.metadata["papermill"] = {
+        "input_path": str(ROOT / "notebooks/ynat.ipynb"),
+        "output_path": "/tmp/executed.ipynb",
+        "parameters": {"data_dir": str(Path.home() / "klue"), "seed": 1},
+    }
+    return notebook
+
+
+RECORD = {
+    "metrics": {"macro_f1": 81.234},
+    "best_checkpoint": {"step": 8},
+    "last_checkpoint": {"step": 60},
+    "libraries": {"python": "3.11.7", "torch": "2.13.0"},
+    "counts": {"train": 300, "dev": 100},
+    "recipe": {"epochs": 6},
+    "train_examples_per_second": 14.0,
+    "notebook_wall_time_s": 128.4,
+    "wall_time_s": 149.6,
+    "peak_memory_mb": 812.3,
+    "device": "cpu: x86_64, 2 threads",
+    "data_source": "generated",
+    "data_checksum": "744c3555",
+    "git_commit": "83a966243d87",
+    "model_revision": "built locally: tiny",
+    "finished_at": "2026-01-02T03:04:05+00:00",
+}
+
+
+def test_a_run_page_is_titled_and_clean_and_has_no_path_of_the_machine():
+    run = spec(train_limit=300)
+    page = run_pages.make_page(executed_notebook(), run, RECORD)
+    title = page.cells[0].source.splitlines()[0]
+    assert (
+        title
+        == "# Topic classification (YNAT): kluebook/tiny-roberta, smoke, train_limit=300, seed 1"
+    )
+    about = page.cells[1].source
+    assert "{ref}`Topic classification (YNAT) <task-ynat>`" in about
+    assert "* - `train_limit`\n  - **`300`** (set with `--set`)\n  - `0`\n" in about
+    assert all("remove-cell" in page.cells[i].metadata["tags"] for i in (2, 3))
+    (stream,) = page.cells[4].outputs  # stderr, progress bar and widget state dropped, merged
+    assert stream.text == "{'loss': 1.9}\nsaved to .cache/x\n"
+    text = nbformat.writes(page)
+    assert str(ROOT) not in text and sys.prefix not in text and str(Path.home()) not in text
+    assert page.metadata.papermill.input_path == "notebooks/ynat.ipynb"
+    nbformat.validate(page)
+
+
+def test_a_run_page_ends_with_its_card_and_the_command_that_reproduces_it():
+    run = spec(train_limit=300, learning_rate=0.002)
+    card = run_pages.make_page(executed_notebook(), run, RECORD).cells[-1].source
+    assert card.startswith("## Run card")
+    for expected in (
+        "* - Dev scores\n  - Macro F1 81.23 (best dev checkpoint: step 8 of 60)",
+        "* - Device\n  - cpu: x86_64, 2 threads\n",
+        "  - 149.6 s for the run, 128.4 s in the notebook\n",
+        "  - 812 MB resident",
+        "  - 14.0 training examples/s (300 examples × 6 epochs",
+        "checksum `744c3555`",
+        "* - Commit\n  - `83a966243d87`\n",
+        "revision `built locally: tiny`",
+        "python 3.11.7 · torch 2.13.0",
+    ):
+        assert expected in card, expected
+    command = card.split("```bash\n")[1].split("\n```")[0]
+    assert command == (
+        "kluebook run --profile smoke --tasks ynat --models kluebook/tiny-roberta --seeds 1 "
+        "--set train_limit=300 --set learning_rate=0.002"
+    )
+    assert (
+        runner.plan(
+            "smoke", tasks=["ynat"], seeds=[1], extra={"train_limit": 300, "learning_rate": 0.002}
+        )[0].name
+        == run.name
+    )  # the command's run has the page's name
+
+
+def test_display_paths_are_relative_or_without_the_machines_folders():
+    assert run_pages.display_path(str(ROOT / "data" / "klue")) == "data/klue"
+    assert run_pages.display_path(str(Path.home() / "klue")) == "~/klue"
+    assert run_pages.display_path("/somewhere/else/klue") == "…/klue"
+    assert run_pages.display_path("relative/path") == "relative/path"
+    home = str(Path.home())
+    assert run_pages.scrub(f"{home}/a {home}fs {home}") == f"~/a {home}fs ~"
+
+
+def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(tmp_path):
+    shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
+    folder = tmp_path / "book" / "runs" / "ynat"
+    folder.mkdir(parents=True)
+    records = []
+    for seed in (2, 1):
+        name = f"smoke-kluebook--tiny-roberta-seed{seed}"
+        (folder / f"{name}.ipynb").write_text("{}")
+        records.append(
+            {
+                "task": "ynat",
+                "profile": "smoke",
+                "model": "kluebook/tiny-roberta",
+                "seed": seed,
+                "config": "default",
+                "status": "succeeded",
+                "metrics": {"macro_f1": 70.0 + seed},
+                "wall_time_s": 10.0,
+                "data_source": "generated",
+                "notebook": f"book/runs/ynat/{name}.ipynb",
+            }
+        )
+    failed = {**records[0], "seed": 3, "status": "failed", "error": "OSError: gone"}
+    records.append({k: v for k, v in failed.items() if k != "notebook"})
+    tasks = list(all_tasks().values())
+    toc = pages.table_of_contents(tasks, records, root=tmp_path)
+    part = next(p for p in toc["parts"] if p["caption"] == "Tasks and their runs")
+    assert [c["file"] for c in part["chapters"]] == [
+        f"book/_generated/tasks/{t}" for t in all_tasks()
+    ]
+    ynat = part["chapters"][0]
+    assert ynat["sections"] == [
+        {
+            "file": f"book/runs/ynat/smoke-kluebook--tiny-roberta-seed{s}",
+            "title": f"kluebook/tiny-roberta, smoke, seed {s}",
+        }
+        for s in (1, 2)
+    ]
+    methods = toc["parts"][0]["chapters"][1]["sections"]
+    assert [m["file"] for m in methods] == [f"book/_generated/methods/{t}" for t in all_tasks()]
+    rows = report.reproduced_rows(records, tmp_path)
+    landing = pages.landing_page(tasks[0], records, rows, [], root=tmp_path)
+    assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT)\n")
+    assert "{ref}`methods page <methods-ynat>`" in landing
+    assert "### kluebook/tiny-roberta\n\n*smoke profile, the profile's recipe*" in landing
+    assert (
+        "- {doc}`seed 1 </book/runs/ynat/smoke-kluebook--tiny-roberta-seed1>`: Macro F1 71.00"
+        in (landing)
+    )
+    assert "- seed 3: **failed**, OSError: gone" in landing
+    assert 'href="../../runs/ynat/smoke-kluebook--tiny-roberta-seed1.html"' in landing
+    assert yaml.safe_dump(toc)  # the build reads it back as YAML
+    assert "Results and executed runs of this task: {ref}`task-ynat`" in pages.methods_page(
+        tasks[0]
+    )

@@ -1,0 +1,339 @@
+"""The built site, opened in a real browser (headless Chromium driven by Playwright).
+
+A small smoke book (two tasks, two seeds, cut-down data) is built in a scratch copy and served
+over HTTP. The results page must show the one KLUE table with all its metric columns, every
+image must load, no page may log a console error, the search page must find a task by name,
+Korean text must render with a CJK font, and no internal link may be broken. Screenshots of the
+results page (laptop and phone widths), a task page and a run page are left in
+_build/test-artifacts/ for a person to look at.
+
+Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them) and the `playwright`
+package of the dev extra; Playwright's own browser download is never used. KLUEBOOK_CHROMIUM
+names another Chromium; KLUEBOOK_BROWSER_SITE checks the html folder of a smoke book of YNAT
+and NLI built already instead of building one.
+"""
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from kluebook.book import copy_sources
+from kluebook.paths import ROOT
+from kluebook.tasks import all_tasks
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = next(
+    filter(
+        None,
+        [
+            os.environ.get("KLUEBOOK_CHROMIUM"),
+            shutil.which("chromium"),
+            shutil.which("chromium-browser"),
+        ],
+    ),
+    None,
+)
+ARTIFACTS = Path(os.environ.get("KLUEBOOK_TEST_ARTIFACTS", ROOT / "_build" / "test-artifacts"))
+TASKS = ["ynat", "nli"]
+SMALL = ["--set", "train_limit=200", "--set", "dev_limit=60", "--set", "epochs=1"]
+LAPTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+CJK_FONT = re.compile(r"CJK|Nanum|Malgun|Apple SD Gothic|Noto Sans KR|Noto Serif KR|Gulim|Dotum")
+
+
+def kluebook(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
+    return subprocess.run(
+        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The html folder of a smoke book of two tasks and two seeds."""
+    if CHROMIUM is None:
+        pytest.skip(
+            "no Chromium found: install Debian's chromium and fonts-noto-cjk (.ci/run does)"
+        )
+    pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra) is not installed")
+    if os.environ.get("KLUEBOOK_BROWSER_SITE"):  # check a smoke site built already
+        return Path(os.environ["KLUEBOOK_BROWSER_SITE"])
+    root = copy_sources(tmp_path_factory.mktemp("book"))
+    out = root / "site"
+    args = ["--tasks", ",".join(TASKS), "--seeds", "1,2", *SMALL, "--quiet"]
+    result = kluebook(root, "book", *args, "--path-output", str(out))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out / "_build" / "html"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # a browser that closes a connection early is not an error of the site
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    """The site served over HTTP, as a reader's browser gets it."""
+    handler = functools.partial(QuietHandler, directory=str(site))
+    server = QuietServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """A page opened in the browser, with the console errors and failed requests it caused."""
+
+    def __init__(self, browser, url: str, viewport=LAPTOP):
+        self.page = browser.new_page(viewport=viewport)
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        self.page.on(
+            "response",
+            lambda r: self.errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+        )
+        self.page.goto(url)
+        self.page.wait_for_load_state("networkidle")
+
+    def broken_images(self) -> list[str]:
+        return self.page.evaluate(
+            "Array.from(document.images)"
+            ".filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
+        )
+
+    def close(self):
+        self.page.close()
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
+
+
+def run_page(site: Path) -> Path:
+    return sorted((site / "book" / "runs" / "ynat").glob("*seed1.html"))[0]
+
+
+def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, base_url, browser):
+    visit = Visit(browser, base_url + "book/results.html")
+    page = visit.page
+    table = page.locator("table.klue-table").first
+    metrics = [m.label for t in all_tasks().values() for m in t.metrics]
+    assert len(metrics) == 14
+    assert table.locator("thead th.metric").all_inner_texts() == metrics
+    tasks = table.locator("thead th.task").all_inner_texts()
+    assert tasks == ["YNAT", "STS", "NLI", "NER", "RE", "DP", "MRC", "WoS"]
+    published = table.locator("tbody.published tr:not(.section)")
+    assert published.count() == 9
+    assert "86.06" in published.nth(6).inner_text()  # XLM-R-large, YNAT
+    smoke = table.locator("tbody.pipeline-check tr:not(.section)")
+    assert smoke.count() == 1 and "kluebook/tiny-roberta" in smoke.inner_text()
+    links = smoke.locator("td a")
+    assert links.count() == 4  # two seeds of two tasks, each linking to its run page
+    # At a laptop's width the whole table is in view, without scrolling sideways.
+    wrap = page.locator(".klue-table-wrap").first
+    assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "results-laptop.png", full_page=True)
+    links.first.click()
+    page.wait_for_load_state("networkidle")
+    assert "/book/runs/ynat/" in page.url and "Run card" in page.content()
+    visit.close()
+    phone = Visit(browser, base_url + "book/results.html", viewport=PHONE)
+    phone.page.screenshot(path=ARTIFACTS / "results-phone.png", full_page=True)
+    phone.close()
+
+
+def test_every_page_loads_its_images_without_a_console_error(site, base_url, browser):
+    problems = {}
+    for path in html_pages(site):
+        relative = path.relative_to(site).as_posix()
+        visit = Visit(browser, base_url + relative)
+        found = visit.errors + [f"image did not load: {src}" for src in visit.broken_images()]
+        if found:
+            problems[relative] = found
+        visit.close()
+    assert not problems, problems
+
+
+def test_the_search_page_finds_a_task_by_name(base_url, browser):
+    visit = Visit(browser, base_url + "search.html?q=YNAT")
+    results = visit.page.locator("#search-results ul.search li a")
+    results.first.wait_for(timeout=20_000)
+    assert any("tasks/ynat.html" in (a.get_attribute("href") or "") for a in results.all())
+    assert not visit.errors, visit.errors
+    visit.close()
+
+
+def test_korean_text_renders_with_a_cjk_font(base_url, browser):
+    visit = Visit(browser, base_url + "book/_generated/tasks/ynat.html")
+    page = visit.page
+    # Put one Hangul word of the page in a span of its own: which fonts draw it?
+    page.evaluate(
+        """() => {
+        const walker = document.createTreeWalker(document.querySelector("article"),
+                                                 NodeFilter.SHOW_TEXT);
+        let node;
+        while ((node = walker.nextNode()) && !node.data.includes("정치")) {}
+        const at = node.data.indexOf("정치");
+        const word = node.splitText(at);
+        word.splitText(2);
+        const hangul = document.createElement("span");
+        hangul.id = "hangul";
+        word.parentNode.replaceChild(hangul, word);
+        hangul.appendChild(word);
+    }"""
+    )
+    session = page.context.new_cdp_session(page)
+    session.send("DOM.enable")
+    session.send("CSS.enable")
+    document = session.send("DOM.getDocument")["root"]["nodeId"]
+    node = session.send("DOM.querySelector", {"nodeId": document, "selector": "#hangul"})
+    fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+    assert fonts and all(CJK_FONT.search(f["familyName"]) for f in fonts), fonts
+    # And the pixels: two syllables drawn apart differ from each other and from a box.
+    page.evaluate(
+        """() => {
+        document.getElementById("hangul").insertAdjacentHTML("afterend",
+            '<span id="s1">정</span><span id="s2">치</span><span id="t1">\\u{10FFFD}</span>');
+    }"""
+    )
+    first, second, box = (page.locator(s).screenshot() for s in ("#s1", "#s2", "#t1"))
+    assert first != second and box not in (first, second)
+    visit.close()
+
+
+class Links(HTMLParser):
+    """The internal links (href and src) and the ids of one HTML file."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        for name in ("href", "src"):
+            value = attrs.get(name)
+            if value and not urlsplit(value).scheme and not value.startswith("//"):
+                self.links.append(value)
+
+
+def parse(path: Path) -> Links:
+    parser = Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_no_internal_link_of_the_built_site_is_broken(site):
+    parsed = {path: parse(path) for path in html_pages(site)}
+    broken = []
+    for path, links in parsed.items():
+        for link in links.links:
+            target, _, fragment = link.partition("#")
+            target = unquote(target.split("?")[0])
+            resolved = (path.parent / target).resolve() if target else path
+            if resolved.is_dir():
+                resolved = resolved / "index.html"
+            if not resolved.exists():
+                broken.append(f"{path.relative_to(site)}: {link}")
+            elif fragment and resolved.suffix == ".html":
+                ids = parsed[resolved].ids if resolved in parsed else parse(resolved).ids
+                if unquote(fragment) not in ids:
+                    broken.append(f"{path.relative_to(site)}: {link} (no such anchor)")
+    assert not broken, broken
+
+
+def test_pages_link_both_ways_from_table_to_run_to_task_to_method(site):
+    results = (site / "book" / "results.html").read_text()
+    run = run_page(site)
+    assert f"runs/ynat/{run.name}" in results
+    run_html = run.read_text()
+    assert "../../_generated/tasks/ynat.html" in run_html  # run page -> task page
+    assert "../../_generated/methods/ynat.html" in run_html  # run page -> method page
+    task = (site / "book" / "_generated" / "tasks" / "ynat.html").read_text()
+    assert f"../../runs/ynat/{run.name}" in task  # task page -> its runs
+    assert "../methods/ynat.html" in task  # task page -> method page
+    method = (site / "book" / "_generated" / "methods" / "ynat.html").read_text()
+    assert "../tasks/ynat.html" in method  # method page -> task page
+
+
+def test_the_sidebar_lists_tasks_with_their_runs_under_them(base_url, browser):
+    visit = Visit(browser, base_url + "book/_generated/tasks/ynat.html")
+    nav = visit.page.locator("nav.bd-links")
+    top = [t.strip() for t in nav.locator("li.toctree-l1 > a").all_inner_texts()]
+    for task in all_tasks().values():
+        assert task.title in top
+    assert not any("seed" in t for t in top)  # runs are not listed flat
+    runs = nav.locator("li.toctree-l2 > a").all_inner_texts()
+    assert sum("seed" in r for r in runs) == 2  # the two YNAT runs, under YNAT
+    visit.close()
+
+
+def test_a_run_page_is_clean_fits_the_page_and_ends_with_its_card(site, base_url, browser):
+    path = run_page(site)
+    text = path.read_text()
+    for machine in {str(site.parents[2]), sys.prefix, str(Path.home())}:
+        assert machine not in text
+    assert "it/s]" not in text and "output stderr" not in text
+    visit = Visit(browser, base_url + path.relative_to(site).as_posix())
+    page = visit.page
+    card = page.locator("section#run-card")
+    for field in (
+        "Libraries",
+        "Device",
+        "Wall time",
+        "Peak memory",
+        "Throughput",
+        "checksum",
+        "Commit",
+        "revision",
+    ):
+        assert field in card.inner_text(), field
+    command = card.locator("pre").inner_text()
+    assert command.startswith("kluebook run --profile smoke --tasks ynat --models ")
+    assert "--seeds 1" in command and "--set train_limit=" in command
+    assert "Parameters of this run" in page.content()
+    overflowing = page.evaluate(
+        "Array.from(document.querySelectorAll('div.cell pre'))"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1).length"
+    )
+    assert overflowing == 0  # long code lines wrap instead of being cut off
+    page.screenshot(path=ARTIFACTS / "run-page-laptop.png", full_page=True)
+    visit.close()
+    task = Visit(browser, base_url + "book/_generated/tasks/ynat.html", viewport=PHONE)
+    task.page.screenshot(path=ARTIFACTS / "task-page-phone.png", full_page=True)
+    task.close()
