@@ -8,12 +8,19 @@ from pathlib import Path
 from kluebook.errors import KluebookError
 from kluebook.paths import ROOT
 
-# What a book build reads besides the installed package: configuration, pages, notebooks.
-SOURCES = ("_config.yml", "_toc.yml", "book", "configs", "notebooks")
+# What a book build reads besides the installed package (which holds the configs): the book's
+# configuration, its pages and the notebooks its launch buttons open.
+SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
+REPOSITORY = "https://github.com/kluebook/kluebook"
 
 
 def build(path_output: Path) -> None:
     """`jupyter-book build` of the book root, every warning an error (all reported at once)."""
+    if not (ROOT / "_config.yml").is_file():
+        raise KluebookError(
+            f"{ROOT} is not a book root (no _config.yml): the site is built from a checkout "
+            f"of {REPOSITORY} (git clone it, then `make book`)"
+        )
     command = [
         str(Path(sys.executable).parent / "jupyter-book"),
         "build",
