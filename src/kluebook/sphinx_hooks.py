@@ -93,12 +93,13 @@ def point_launch_buttons(app, pagename, templatename, context, doctree) -> None:
 
 
 def run_page_labels(docname: str, text: str) -> str:
-    """`text` of a page with its task's exercise labels made unique to the page (run pages)."""
+    """`text` of a page with its exercise labels made unique to the page (run pages only)."""
     task = task_of(docname)
     if task is None or not docname.startswith("book/runs/"):
         return text
     prefix = hashlib.sha256(docname.encode()).hexdigest()[:8]
-    label = re.compile(rf"(?<![\w-])(ex-{re.escape(task)}-\d+)(?![\w-])")
+    # Any task's labels: a task folder copied from another keeps the labels of its notebook.
+    label = re.compile(r"(?<![\w-])(ex-[a-z0-9_]+-\d+)(?![\w-])")
     return label.sub(rf"run{prefix}-\1", text)
 
 

@@ -69,3 +69,5 @@ def test_exercise_labels_are_unique_to_each_run_page():
     prefix = first.split(":label: ")[1].split("-ex-")[0]
     assert first.count(prefix) == 3
     assert run_page_labels("book/_generated/methods/ynat", source) == source
+    copied = run_page_labels("book/runs/toy/smoke-a-seed1", source)  # a copy of the YNAT folder
+    assert copied != source and copied.count("-ex-ynat-1\\n") == 2
