@@ -1,9 +1,12 @@
 # The two commands a newcomer needs: `make book` and `make test`.
-PYTHON ?= python3.11
+# Any supported Python: the first of python3.13, python3.12, python3.11, python3 on PATH that runs
+# and is 3.11 to 3.13 (or PYTHON=/path/to/python).
+SUPPORTED := import sys; sys.exit(not (3, 11) <= sys.version_info[:2] < (3, 14))
+PYTHON ?= $(firstword $(foreach p,python3.13 python3.12 python3.11 python3,$(shell $(p) -c "$(SUPPORTED)" >/dev/null 2>&1 && command -v $(p))))
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: book test test-fast lint clean
+.PHONY: book test test-fast lint clean python
 
 # Two runs at once (each on its share of the cores): the smoke book in about three minutes.
 JOBS ?= 2
@@ -22,10 +25,14 @@ test-fast: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests benchmarks notebooks && $(BIN)/ruff format --check src tests benchmarks notebooks
 
-$(VENV)/.installed: pyproject.toml
+python:
+	@[ -n "$(PYTHON)" ] || { echo "make: no Python 3.11, 3.12 or 3.13 found: install one (python.org, your package manager or pyenv), or run make PYTHON=/path/to/python3.x"; exit 1; }
+
+# The exact versions of constraints.txt, the package editable with its book and dev extras.
+$(VENV)/.installed: pyproject.toml constraints.txt | python
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev,dask]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[book,dev,dask]"
 	touch $@
 
 clean:

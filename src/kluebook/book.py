@@ -10,8 +10,10 @@ from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 
-# What a book build reads besides the installed package: configuration, pages, notebooks.
-SOURCES = ("_config.yml", "_toc.yml", "book", "configs", "notebooks")
+# What a book build reads besides the installed package (which holds the configs): the book's
+# configuration, its pages and the notebooks its launch buttons open.
+SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
+REPOSITORY = "https://github.com/kluebook/kluebook"
 # What the site is built from (the toc, the config, and book/ with the executed notebooks and
 # the generated pages); the build is skipped when none of it changed since the last one.
 SITE_INPUTS = ("_config.yml", "_toc.yml", "book")
@@ -90,6 +92,11 @@ def build(path_output: Path, force: bool = False) -> bool:
     the site in `path_output` was built from the same inputs (`site_inputs_digest`) and `force`
     is not set; a build that fails leaves no stamp.
     """
+    if not (ROOT / "_config.yml").is_file():
+        raise KluebookError(
+            f"{ROOT} is not a book root (no _config.yml): the site is built from a checkout "
+            f"of {REPOSITORY} (git clone it, then `make book`)"
+        )
     html = path_output / "_build" / "html"
     stamp = path_output / "_build" / STAMP
     digest = site_inputs_digest()

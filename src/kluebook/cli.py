@@ -10,7 +10,7 @@ import typer
 
 from kluebook import __version__
 from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.paths import CONFIGS, ROOT
 from kluebook.tasks import all_tasks
 
 TASK_NAMES = ", ".join(all_tasks())
@@ -109,9 +109,11 @@ Settings = Annotated[
 Matrix = Annotated[
     Path | None,
     typer.Option(
-        help="A sweep file with the schema of configs/smoke.yaml: profile, data_source, models, "
-        "seeds and parameters, where a list of values is a grid axis, e.g. "
-        "`learning_rate: [1.0e-5, 3.0e-5]`. Replaces --profile's matrix.",
+        help="A sweep file with the schema of the package's configs/smoke.yaml: profile, "
+        "data_source, models, seeds and parameters, where a list of values is a grid axis, e.g. "
+        "`learning_rate: [1.0e-5, 3.0e-5]`; or the name of a sweep shipped with the package "
+        f"({', '.join(p.stem for p in sorted((CONFIGS / 'sweeps').glob('*.yaml')))}). "
+        "Replaces --profile's matrix.",
     ),
 ]
 Force = Annotated[bool, typer.Option(help="Rerun runs whose record is up to date.")]
@@ -171,6 +173,14 @@ def _executor(executor: str, jobs: int, threads: int | None, scheduler, resource
     raise KluebookError(f"unknown executor {executor!r}; choose local or dask")
 
 
+def _matrix_path(matrix: Path | None) -> Path | None:
+    """A sweep file as given, or the package's sweep of that name (`learning-rate`)."""
+    if matrix is None or matrix.exists():
+        return matrix
+    shipped = CONFIGS / "sweeps" / matrix.with_suffix(".yaml").name
+    return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
+
+
 def _run(
     profile,
     tasks,
@@ -185,6 +195,7 @@ def _run(
     execution=("local", 1, None, None, None),
 ) -> bool:
     seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
+    matrix = _matrix_path(matrix)
     from kluebook import runner
 
     specs = runner.plan(
@@ -229,12 +240,14 @@ def run(
 ) -> None:
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
-    Each run writes an executed notebook to book/runs/<task>/ and a JSON record to
-    results/<profile>/<task>/, named after its model, its overrides (if any) and its seed, so
-    runs of different configurations never overwrite each other. Runs whose record matches
-    (same notebook, parameters, data and the code the run executes) are skipped; a second runner
-    on the same checkout waits for a run in progress instead of repeating it. A failing run is
-    recorded as failed, the others go on, and the command exits 1 at the end.
+    Everything is written under the book root: KLUEBOOK_ROOT, else the checkout kluebook runs
+    from, else the current directory. Each run writes an executed notebook to book/runs/<task>/
+    and a JSON record to results/<profile>/<task>/, named after its model, its overrides (if
+    any) and its seed, so runs of different configurations never overwrite each other. Runs
+    whose record matches (same notebook, parameters, data and the code the run executes) are
+    skipped; a second runner on the same book root waits for a run in progress instead of
+    repeating it. A failing run is recorded as failed, the others go on, and the command exits
+    1 at the end.
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers

@@ -1,4 +1,15 @@
-"""Where the project's folders are: the repository root, configs, results, book and caches.
+"""Where the project's folders are: the book root, the configs, notebooks, results and caches.
+
+The package works from a checkout of the repository and when installed from a wheel:
+
+- `CONFIGS` (run matrices, model registry, data checksums, published scores) is package data,
+  in `kluebook/configs/`, wherever the package is.
+- `ROOT`, the book root that holds `results/`, `book/runs/` and `.cache/`, is `KLUEBOOK_ROOT`
+  when set, else the checkout the package runs from, else the current directory (an installed
+  package: `kluebook run` writes under the folder it is started in).
+- The task notebooks are the checkout's `notebooks/` (the launch buttons open them there); a
+  wheel carries a copy of them in `kluebook/notebooks/`. A book root's own `notebooks/<task>.ipynb`
+  comes first (see `kluebook.tasks.Task.notebook_path`).
 
 `KLUEBOOK_DATA_DIR` names the folder of real KLUE v1.1 files (the layout of KLUE's
 `klue_benchmark/`) that real-data tests and benchmarks read; by default it is the folder that
@@ -8,9 +19,21 @@
 import os
 from pathlib import Path
 
-ROOT = Path(os.environ.get("KLUEBOOK_ROOT", Path(__file__).resolve().parents[2]))
-CONFIGS = ROOT / "configs"
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _checkout(folder: Path) -> Path | None:
+    """`folder` if it is a checkout of the repository (the book's sources are there)."""
+    markers = ("pyproject.toml", "_config.yml", "_toc.yml", "notebooks")
+    return folder if all((folder / marker).exists() for marker in markers) else None
+
+
+# The repository checkout the package is imported from (src/kluebook/..), or None if installed.
+CHECKOUT = _checkout(PACKAGE.parents[1])
+ROOT = Path(os.environ.get("KLUEBOOK_ROOT") or CHECKOUT or Path.cwd())
+CONFIGS = PACKAGE / "configs"
 NOTEBOOKS = ROOT / "notebooks"
+PACKAGED_NOTEBOOKS = CHECKOUT / "notebooks" if CHECKOUT else PACKAGE / "notebooks"
 RESULTS = ROOT / "results"
 BOOK = ROOT / "book"
 RUNS = BOOK / "runs"

@@ -10,13 +10,13 @@ import subprocess
 import time
 import traceback
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, distribution, version
 from pathlib import Path
 
 from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.paths import ROOT
+from kluebook.paths import CHECKOUT
 
 RECORD_SCHEMA = 1
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -39,14 +39,17 @@ def model_slug(model: str) -> str:
 
 
 def git_commit() -> str | None:
-    """The checked-out commit, suffixed `-dirty` when tracked files have changed."""
+    """The commit of the code that runs: the checkout's, suffixed `-dirty` when tracked files
+    have changed, or for a package installed from git, the commit pip recorded; else None."""
+    if CHECKOUT is None:
+        return installed_commit()
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+            ["git", "rev-parse", "HEAD"], cwd=CHECKOUT, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=ROOT,
+            cwd=CHECKOUT,
             capture_output=True,
             text=True,
             check=True,
@@ -54,6 +57,15 @@ def git_commit() -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + ("-dirty" if dirty else "")
+
+
+def installed_commit() -> str | None:
+    """The commit an installed package was built from, when pip installed it from git."""
+    try:
+        direct_url = distribution("kluebook").read_text("direct_url.json")
+        return json.loads(direct_url or "{}").get("vcs_info", {}).get("commit_id")
+    except (PackageNotFoundError, json.JSONDecodeError, AttributeError):
+        return None
 
 
 def library_versions() -> dict[str, str]:

@@ -65,3 +65,11 @@ def test_version():
     result = kluebook_cli("--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"kluebook {kluebook.__version__}"
+
+
+def test_a_sweep_shipped_with_the_package_is_found_by_name():
+    # The matrix loads (an unknown task is the next thing checked), from any directory.
+    result = kluebook_cli("run", "--matrix", "learning-rate", "--tasks", "nope")
+    assert_one_line_error(result, "unknown task 'nope'")
+    missing = kluebook_cli("run", "--matrix", "no-such-sweep")
+    assert_one_line_error(missing, "cannot read the run matrix no-such-sweep")

@@ -1,41 +1,89 @@
-"""The two dependency lists agree, and the README's first commands are the ones that work."""
+"""The dependency scheme: pyproject.toml takes ranges, constraints.txt the exact versions the book
+is built and tested with, environment.yml (Binder) repeats the runtime pins; the three agree.
+And the README's first commands are the ones that work."""
 
 import re
 import tomllib
 
 import yaml
+from packaging.requirements import Requirement
 
 from kluebook.paths import ROOT
 
-# Optional extras that environment.yml installs too (Binder, conda users): the Dask executor.
-EXTRAS_IN_ENVIRONMENT = ("dev", "dask")
+BOOK_TOOLS = ("jupyter-book", "sphinx", "jupytext")
+# The extras `make` installs, each pinned in constraints.txt.
+EXTRAS = ("book", "dev", "dask")
 
 
-def pins_from_pyproject() -> dict[str, str]:
-    """The pins of the dependencies and of the `dev` extra (tests, lint)."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extras = [d for name in EXTRAS_IN_ENVIRONMENT for d in project["optional-dependencies"][name]]
-    return dict(
-        re.fullmatch(r"([\w.-]+)==(.+)", d).groups() for d in project["dependencies"] + extras
-    )
+def project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
-def pins_from_environment() -> dict[str, str]:
-    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pip = next(d["pip"] for d in environment["dependencies"] if isinstance(d, dict))
-    return dict(re.fullmatch(r"([\w.-]+)==(.+)", d).groups() for d in pip if "==" in d)
+def requirements(group: str = "runtime") -> list[Requirement]:
+    found = project()
+    entries = found["dependencies"] if group == "runtime" else found["optional-dependencies"][group]
+    return [Requirement(entry) for entry in entries]
 
 
-def test_pyproject_and_environment_pin_the_same_versions():
-    assert pins_from_pyproject() == pins_from_environment()
+def exact_pins(lines) -> dict[str, str]:
+    pins = {}
+    for line in lines:
+        match = re.fullmatch(r"([\w.-]+)==([\w.+-]+)", line.split("#")[0].strip())
+        if match:
+            pins[match.group(1).lower()] = match.group(2)
+    return pins
 
 
-def test_every_dependency_is_pinned_and_python_is_311():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert all("==" in d for d in project["dependencies"])
-    assert all("==" in d for extra in project["optional-dependencies"].values() for d in extra)
-    assert "python=3.11" in yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
-    assert pins_from_pyproject()["jupyter-book"] == "1.0.4.post1"
+def constraints() -> dict[str, str]:
+    return exact_pins((ROOT / "constraints.txt").read_text().splitlines())
+
+
+def environment() -> dict:
+    return yaml.safe_load((ROOT / "environment.yml").read_text())
+
+
+def test_the_package_takes_ranges_and_python_311_to_313():
+    assert project()["requires-python"] == ">=3.11,<3.14"
+    for requirement in [r for group in ("runtime", *EXTRAS) for r in requirements(group)]:
+        assert not any(s.operator in ("==", "===") for s in requirement.specifier), requirement
+
+
+def test_book_tools_are_an_extra_not_a_runtime_dependency():
+    runtime = [r.name for r in requirements()]
+    assert not [name for name in runtime if name.startswith(BOOK_TOOLS)]
+    book = {r.name: r for r in requirements("book")}
+    assert {"jupyter-book", "sphinx-exercise", "jupytext", "sphinxcontrib-bibtex"} <= book.keys()
+    assert str(book["jupyter-book"].specifier) == "<2,>=1.0.4.post1"
+
+
+def test_constraints_pin_every_dependency_inside_its_range():
+    pins = constraints()
+    for group in ("runtime", *EXTRAS):
+        for requirement in requirements(group):
+            name = requirement.name.lower()
+            assert name in pins, f"{name} has no exact version in constraints.txt"
+            assert requirement.specifier.contains(pins[name], prereleases=True), (
+                f"constraints.txt pins {name}=={pins[name]}, outside {requirement}"
+            )
+    assert pins["torch"] == "2.13.0" and pins["jupyter-book"] == "1.0.4.post1"
+
+
+def test_binder_environment_repeats_the_runtime_pins():
+    dependencies = environment()["dependencies"]
+    assert "python=3.11" in dependencies
+    pip = next(d["pip"] for d in dependencies if isinstance(d, dict))
+    runtime = {r.name.lower() for r in requirements()}
+    assert exact_pins(pip) == {k: v for k, v in constraints().items() if k in runtime}
+    # repo2docker builds environment.yml before the repository is copied in: the package itself
+    # is installed by postBuild, with the same constraints.
+    assert not any(line.startswith("-e") for line in pip)
+    assert "-c constraints.txt -e ." in (ROOT / "postBuild").read_text()
+
+
+def test_make_installs_the_constraints_with_the_book_and_dev_extras():
+    makefile = (ROOT / "Makefile").read_text()
+    assert f'-c constraints.txt -e ".[{",".join(EXTRAS)}]"' in makefile
+    assert "python3.13 python3.12 python3.11" in makefile
 
 
 def test_readme_opens_with_the_book_and_test_commands():

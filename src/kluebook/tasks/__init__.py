@@ -18,7 +18,7 @@ from types import ModuleType
 import yaml
 
 from kluebook.errors import KluebookError
-from kluebook.paths import NOTEBOOKS
+from kluebook.paths import NOTEBOOKS, PACKAGED_NOTEBOOKS
 
 BUILT_IN = Path(__file__).parent
 EXTRA_TASKS_VARIABLE = "KLUEBOOK_TASKS_PATH"
@@ -60,9 +60,14 @@ class Task:
 
     @property
     def notebook_path(self) -> Path:
-        """`notebook.ipynb` in the task folder if there is one, else notebooks/<name>.ipynb."""
+        """`notebook.ipynb` in the task folder if there is one, else `<name>.ipynb` in the book
+        root's notebooks/ if it is there, else the package's (the checkout's notebooks/, or the
+        copy a wheel carries)."""
         own = self.folder / "notebook.ipynb"
-        return own if own.exists() else NOTEBOOKS / f"{self.name}.ipynb"
+        if own.exists():
+            return own
+        book_root = NOTEBOOKS / f"{self.name}.ipynb"
+        return book_root if book_root.exists() else PACKAGED_NOTEBOOKS / f"{self.name}.ipynb"
 
     @property
     def card_path(self) -> Path:
