@@ -10,17 +10,6 @@ from kluebook.json_files import write_text_if_changed
 from kluebook.records import model_slug
 from kluebook.tasks import all_tasks
 
-# The hub's task type of each KLUE task; a task not listed here is "other".
-HUB_TASK_TYPES = {
-    "ynat": "text-classification",
-    "sts": "sentence-similarity",
-    "nli": "text-classification",
-    "ner": "token-classification",
-    "re": "text-classification",
-    "dp": "token-classification",
-    "mrc": "question-answering",
-    "wos": "other",
-}
 DATASETS = {
     # data source: (dataset id, split, how the data set is named)
     "official": ("klue/klue", "validation", "official KLUE v1.1 dev files"),
@@ -47,7 +36,7 @@ def eval_results(rows) -> list[EvalResult]:
                 seeds = len(cell.values)
                 results.append(
                     EvalResult(
-                        task_type=HUB_TASK_TYPES.get(task.name, "other"),
+                        task_type=task.hub_task_type,
                         task_name=task.title,
                         dataset_type=dataset,
                         dataset_name=f"KLUE {short_name(task)}: {described}",

@@ -66,7 +66,7 @@ def published_sizes() -> dict[str, str]:
 
 
 def short_name(task: Task) -> str:
-    """The task's name as the KLUE tables print it: the acronym of its title, e.g. YNAT."""
+    """The task's name as the KLUE tables print it: the acronym in parentheses in its title."""
     found = re.search(r"\(([^)]+)\)\s*$", task.title)
     return found.group(1) if found else task.name.upper()
 

@@ -56,13 +56,15 @@ def test_a_class_pools_its_seeds_into_mean_and_sd(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     table = (tmp_path / "class/book/_generated/results.md").read_text()
-    rows = [line for line in table.splitlines() if "`kluebook/tiny-roberta`" in line]
+    rows = [row for row in table.split("<tr>") if "<code>kluebook/tiny-roberta</code>" in row]
     mean, sd = statistics.mean(scores.values()), statistics.stdev(scores.values())
-    assert len(rows) == 1 and f"{mean:.2f} ± {sd:.2f}" in rows[0]
+    assert len(rows) == 1 and f"{mean:.2f}<span" in rows[0] and f"± {sd:.2f} · n=3" in rows[0]
     csv = (tmp_path / "class/book/_generated/results.csv").read_text().splitlines()
-    assert ",macro_f1,3," in csv[1]  # three seeds in one row
+    (pooled_row,) = [line for line in csv if line.startswith("aggregate,ynat,macro_f1,")]
+    assert f",3,{mean},{sd:.4f}," in pooled_row  # three seeds in one row
     status = (tmp_path / "class/book/_generated/status.md").read_text()
-    assert all(f"| smoke | {seed} | succeeded |" in status for seed in scores)
+    for seed in scores:
+        assert f"* - kluebook/tiny-roberta · smoke · seed {seed}\n  - succeeded" in status
 
 
 def test_the_course_page_is_in_the_book_and_uses_the_commands_that_exist():

@@ -41,6 +41,7 @@ class Task:
     order: int
     version: int
     hub_config: str
+    hub_task_type: str  # the Hugging Face task type in model-index snippets ("other" if none)
     files: dict[str, str]
     metrics: tuple[Metric, ...]
     selection_metric: str
@@ -112,6 +113,7 @@ def load_task(folder: Path) -> Task:
             order=entry.get("order", 1000),
             version=entry["version"],
             hub_config=entry.get("hub_config", folder.name),
+            hub_task_type=entry.get("hub_task_type", "other"),
             files=dict(entry["files"]),
             metrics=tuple(Metric(**m) for m in entry["metrics"]),
             selection_metric=entry["selection_metric"],
