@@ -20,16 +20,13 @@ from kluebook import records
 from kluebook.data import data_checksum, data_dir_for, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.recipes import Recipe, resolve_recipe, set_active_recipe
+from kluebook.recipes import Recipe, resolve_recipe, set_active_recipe, switch_parameters
 from kluebook.scoring import score_predictions
-from kluebook.speed import SWITCHES, deviations
+from kluebook.speed import deviations
 from kluebook.tasks import Task, get_task
 from kluebook.tiny_model import TINY_MODEL
 
 RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
-# Parameters a notebook may leave undeclared: the runner injects them only when a run sets them
-# (`--set bf16=true`), and they are read here, not by the notebook's own code.
-SPEED_PARAMETERS = tuple(SWITCHES)
 # The parameters every task notebook declares in its `parameters` cell.
 COMMON_PARAMETERS = (
     "model",
@@ -81,7 +78,10 @@ def start_run(task_name: str, namespace: dict) -> Run:
     if missing:
         raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
     parameters = {name: namespace[name] for name in COMMON_PARAMETERS}
-    parameters.update({name: namespace[name] for name in SPEED_PARAMETERS if name in namespace})
+    # Switches a notebook may leave undeclared: the runner injects them only when a run sets them
+    # (`--set bf16=true`, `--set eval_schedule=trainer`), and they are read here.
+    switches = switch_parameters(task)
+    parameters.update({name: namespace[name] for name in switches if name in namespace})
     profile, source = parameters["profile"], parameters["data_source"]
     if profile == "paper" and source == "generated":
         raise KluebookError("the paper profile needs real data: data_source 'official' or 'hub'")
@@ -89,7 +89,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
         task,
         parameters["model"],
         profile,
-        {k: parameters.get(k) for k in (*RECIPE_PARAMETERS, *SPEED_PARAMETERS)},
+        {k: parameters.get(k) for k in (*RECIPE_PARAMETERS, *switches)},
     )
     set_active_recipe(recipe)  # task code reads its switches from here (kluebook.recipes)
     data_dir = data_dir_for(task, source, parameters.get("data_dir") or None)

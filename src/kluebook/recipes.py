@@ -129,6 +129,14 @@ class Recipe:
         return {name: getattr(self, name) for name in SWITCH_DEFAULTS} | dict(self.task_switches)
 
 
+def switch_parameters(task: Task) -> tuple[str, ...]:
+    """The switches a run of `task` may set (`--set name=value`) without its notebook declaring
+    them: the speed switches and the recipe's switches, shared and the task's own."""
+    from kluebook.speed import SWITCHES as SPEED_SWITCHES
+
+    return (*SPEED_SWITCHES, *SWITCH_DEFAULTS, *task.switches)
+
+
 def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Recipe:
     """The official recipe for `model` (smoke: adjusted for the tiny model), then `overrides`.
 

@@ -28,7 +28,7 @@ from kluebook.data import data_checksum, data_dir_for
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
-from kluebook.recipes import PROFILES
+from kluebook.recipes import PROFILES, resolve_recipe, switch_parameters
 from kluebook.speed import SWITCHES as SPEED_PARAMETERS
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.tiny_model import TINY_MODEL
@@ -209,7 +209,8 @@ def plan(
 
 
 def check_parameters(task: Task, extra: dict) -> None:
-    """Reject a parameter the task notebook does not declare, or one the runner sets."""
+    """Reject a parameter the task notebook does not declare and that is not a switch, a
+    switch value outside its choices, or a parameter the runner sets."""
     declared = papermill.inspect_notebook(str(task.notebook_path))
     for name in extra:
         if name in RUNNER_PARAMETERS:
@@ -218,9 +219,13 @@ def check_parameters(task: Task, extra: dict) -> None:
             if not isinstance(extra[name], bool):
                 raise KluebookError(f"{name} is a switch: --set {name}=true or {name}=false")
             continue
+        if name in switch_parameters(task):  # a recipe switch: its value checked as a run would
+            resolve_recipe(task, TINY_MODEL, "smoke", {name: extra[name]})
+            continue
         if name not in declared:
+            known = [*declared, *switch_parameters(task)]
             raise KluebookError(
-                f"unknown parameter {name!r} for {task.name}; known: {', '.join(declared)}"
+                f"unknown parameter {name!r} for {task.name}; known: {', '.join(known)}"
             )
 
 

@@ -13,7 +13,13 @@ import torch
 from transformers import AutoTokenizer, DataCollatorForTokenClassification, DataCollatorWithPadding
 
 from kluebook.errors import KluebookError
-from kluebook.recipes import SMOKE_RECIPE, SWITCH_DEFAULTS, Recipe, resolve_recipe
+from kluebook.recipes import (
+    SMOKE_RECIPE,
+    SWITCH_DEFAULTS,
+    Recipe,
+    resolve_recipe,
+    set_active_recipe,
+)
 from kluebook.tasks import all_tasks, get_task
 from kluebook.training import padded_collator, training_arguments
 
@@ -134,3 +140,42 @@ def test_a_recipe_built_by_hand_gets_the_official_switches():
         selection_metric="las",
     )
     assert recipe.switches() == SWITCH_DEFAULTS
+
+
+def test_a_run_sets_any_switch_without_the_notebook_declaring_it(tmp_path):
+    """`--set eval_schedule=trainer` or a task's own switch reaches the recipe through the
+    injected parameters; a value outside a switch's choices is refused before any run."""
+    from kluebook.notebook import start_run
+    from kluebook.runner import check_parameters
+
+    dp = get_task("dp")
+    check_parameters(dp, {"eval_schedule": "trainer", "dp_scorer_init": "official"})
+    with pytest.raises(KluebookError, match="dp_scorer_init must be one of official"):
+        check_parameters(dp, {"dp_scorer_init": "xavier"})
+    with pytest.raises(KluebookError, match="unknown parameter 'ner_boundary_tags' for dp"):
+        check_parameters(dp, {"ner_boundary_tags": "model"})
+    namespace = {
+        "model": "kluebook/tiny-roberta",
+        "profile": "smoke",
+        "data_source": "generated",
+        "data_dir": "",
+        "seed": 1,
+        "learning_rate": None,
+        "batch_size": None,
+        "epochs": None,
+        "warmup_ratio": None,
+        "max_length": None,
+        "train_limit": 0,
+        "dev_limit": 0,
+        "output_dir": str(tmp_path),
+        "eval_schedule": "lightning",
+        "dp_scorer_init": "official",
+    }
+    try:
+        run = start_run("dp", namespace)
+    finally:
+        set_active_recipe(None)
+    assert run.recipe.eval_schedule == "lightning"
+    assert run.recipe.switches()["dp_scorer_init"] == "official"
+    assert run.recipe.switches()["dp_padded_head_score"] == "masked"  # the smoke value, unset
+    assert run.parameters["dp_scorer_init"] == "official"  # recorded with the parameters
