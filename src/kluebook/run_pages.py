@@ -152,6 +152,22 @@ def _number(value, unit: str = "", digits: int = 1) -> str:
     return f"{value:,.{digits}f}{unit}"
 
 
+def switches_text(spec, record: dict) -> str:
+    """The switches this run left the official behaviour on, with the official values."""
+    from kluebook.recipes import resolve_recipe
+
+    recipe = record.get("recipe") or {}
+    official = resolve_recipe(spec.task, spec.model, "paper", {}).switches()
+    changed = [
+        f"`{name}` {recipe[name]} (official: {value})"
+        for name, value in official.items()
+        if name in recipe and recipe[name] != value
+    ]
+    changed += record.get("deviations") or []
+    listed = "; ".join(changed) if changed else "none: the official behaviour throughout"
+    return f"{listed} ({{ref}}`deviations`)"
+
+
 def card(spec, record: dict) -> str:
     """The run card: what the run is, what it ran on, and how to run it again."""
     task = spec.task
@@ -191,6 +207,7 @@ def card(spec, record: dict) -> str:
         ("Model", f"`{display_path(spec.model)}`, revision `{record.get('model_revision')}`"),
         ("Profile · seed", f"{spec.profile} · {spec.seed}"),
         ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
+        ("Switches off the official code", switches_text(spec, record)),
         (
             "Data",
             f"{record.get('data_source')}; "

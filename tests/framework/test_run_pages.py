@@ -183,3 +183,21 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     assert "Results and executed runs of this task: {ref}`task-ynat`" in pages.methods_page(
         tasks[0]
     )
+
+
+def test_the_card_names_each_switch_off_the_official_code_with_its_official_value():
+    from kluebook.recipes import resolve_recipe
+
+    run = spec()
+    smoke = resolve_recipe(run.task, run.model, "smoke", {"bf16": True}).as_dict()
+    record = {**RECORD, "recipe": smoke, "deviations": ["bf16 autocast instead of fp32"]}
+    card = run_pages.make_page(executed_notebook(), run, record).cells[-1].source
+    row = card.split("* - Switches off the official code\n  - ")[1].split("\n")[0]
+    assert "`eval_schedule` trainer (official: lightning)" in row
+    assert "`optimizer` adamw_torch (official: adamw_transformers3)" in row
+    assert "bf16 autocast instead of fp32" in row and "{ref}`deviations`" in row
+    paper = resolve_recipe(run.task, "klue/roberta-base", "paper", {}).as_dict()
+    official = run_pages.switches_text(
+        runner.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"), {"recipe": paper}
+    )
+    assert official.startswith("none: the official behaviour throughout")
