@@ -17,6 +17,8 @@ The package works from a checkout of the repository and when installed from a wh
 """
 
 import os
+import re
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -40,3 +42,24 @@ RUNS = BOOK / "runs"
 GENERATED = BOOK / "_generated"
 CACHE = Path(os.environ.get("KLUEBOOK_CACHE", ROOT / ".cache"))
 KLUE_DATA = Path(os.environ.get("KLUEBOOK_DATA_DIR", ROOT / "data" / "klue_benchmark"))
+
+
+def machine_paths() -> list[tuple[str, str]]:
+    """(path, what to show instead), longest first: the interpreter's prefixes, the book root,
+    the KLUE data folder and the home folder."""
+    pairs = {
+        sys.prefix: "<python>",
+        sys.base_prefix: "<python>",
+        str(KLUE_DATA): "$KLUEBOOK_DATA_DIR",
+        str(ROOT): ".",
+        str(Path.home()): "~",
+    }
+    return sorted(((p, s) for p, s in pairs.items() if len(p) > 1), key=lambda x: -len(x[0]))
+
+
+def scrub(text: str) -> str:
+    """`text` without the paths of this machine (the book root becomes relative)."""
+    for path, instead in machine_paths():
+        text = text.replace(path + "/", "" if instead == "." else instead + "/")
+        text = re.sub(re.escape(path) + r"(?![\w.-])", instead, text)  # not /rootfs for /root
+    return text

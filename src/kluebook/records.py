@@ -16,7 +16,7 @@ from pathlib import Path
 from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.paths import CHECKOUT
+from kluebook.paths import CHECKOUT, scrub
 
 RECORD_SCHEMA = 1
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -149,11 +149,12 @@ def write_record(path: str | Path, record: dict) -> None:
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:
-    """The one-line error and the short traceback that a failed run's record keeps."""
+    """The one-line error and the short traceback that a failed run's record keeps, without
+    the paths of this machine (the record may be committed and published)."""
     lines = str(error).strip().splitlines()
     return (
-        f"{type(error).__name__}: {lines[-1] if lines else ''}",
-        "".join(traceback.format_exception(error, limit=5)),
+        scrub(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
+        scrub("".join(traceback.format_exception(error, limit=5))),
     )
 
 

@@ -9,7 +9,6 @@ ran it is left; and it ends with a card of what it ran on and the command that r
 import json
 import re
 import shlex
-import sys
 from pathlib import Path
 
 import nbformat
@@ -17,7 +16,7 @@ import papermill
 
 from kluebook.json_files import write_text_atomic
 from kluebook.myst import list_table
-from kluebook.paths import KLUE_DATA, ROOT
+from kluebook.paths import ROOT, scrub
 
 # Outputs that are progress or widget state, not results.
 WIDGET_TYPES = (
@@ -27,27 +26,6 @@ WIDGET_TYPES = (
 PROGRESS_LINE = re.compile(r"\d+%\|.*\||\d+(\.\d+)?(it|s)/(s|it)\]")
 # Text outputs and sources that may hold a path (images are never rewritten).
 TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex")
-
-
-def machine_paths() -> list[tuple[str, str]]:
-    """(path, what to show instead), longest first: the interpreter's prefixes, the book root,
-    the KLUE data folder and the home folder."""
-    pairs = {
-        sys.prefix: "<python>",
-        sys.base_prefix: "<python>",
-        str(KLUE_DATA): "$KLUEBOOK_DATA_DIR",
-        str(ROOT): ".",
-        str(Path.home()): "~",
-    }
-    return sorted(((p, s) for p, s in pairs.items() if len(p) > 1), key=lambda x: -len(x[0]))
-
-
-def scrub(text: str) -> str:
-    """`text` without the paths of this machine (the book root becomes relative)."""
-    for path, instead in machine_paths():
-        text = text.replace(path + "/", "" if instead == "." else instead + "/")
-        text = re.sub(re.escape(path) + r"(?![\w.-])", instead, text)  # not /rootfs for /root
-    return text
 
 
 def display_path(value: str) -> str:

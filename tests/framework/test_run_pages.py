@@ -9,7 +9,7 @@ import nbformat
 import yaml
 
 from kluebook import pages, report, run_pages, runner
-from kluebook.paths import ROOT
+from kluebook.paths import ROOT, scrub
 from kluebook.tasks import all_tasks
 
 
@@ -125,7 +125,7 @@ def test_display_paths_are_relative_or_without_the_machines_folders():
     assert run_pages.display_path("/somewhere/else/klue") == "…/klue"
     assert run_pages.display_path("relative/path") == "relative/path"
     home = str(Path.home())
-    assert run_pages.scrub(f"{home}/a {home}fs {home}") == f"~/a {home}fs ~"
+    assert scrub(f"{home}/a {home}fs {home}") == f"~/a {home}fs ~"
 
 
 def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(tmp_path):
