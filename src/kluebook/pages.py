@@ -104,10 +104,13 @@ def smoke_data(task: Task) -> str:
 
 
 def card_summary(task: Task) -> str:
-    """The first paragraph of the task's card, after its title."""
+    """The opening of the task's card after its title: its first paragraph, and the English one
+    after it where the first is the Korean summary (`language-ko`)."""
     text = task.card_path.read_text(encoding="utf-8")
     body = re.sub(r"^#[^\n]*\n", "", text.strip(), count=1).strip()
-    return body.split("\n\n", 1)[0].strip()
+    paragraphs = body.split("\n\n")
+    count = 2 if paragraphs[0].startswith(":::{container} language-ko") else 1
+    return "\n\n".join(p.strip() for p in paragraphs[:count])
 
 
 def run_title(record: dict | None, docname: str) -> str:
