@@ -201,3 +201,11 @@ def test_the_card_names_each_switch_off_the_official_code_with_its_official_valu
         runner.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"), {"recipe": paper}
     )
     assert official.startswith("none: the official behaviour throughout")
+
+
+def test_each_landing_page_opens_with_the_korean_summary_and_the_english_one():
+    for task in all_tasks().values():
+        opening = pages.card_summary(task)
+        korean, english = opening.split("\n:::\n\n")
+        assert korean.startswith(":::{container} language-ko\n**요약.**"), task.name
+        assert english and not english.startswith((":::", "#")), task.name
