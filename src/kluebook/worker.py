@@ -139,12 +139,14 @@ def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProduct
     source = scratch / "input.ipynb"
     source.write_text(request.notebook, encoding="utf-8")
     executed = scratch / "executed.ipynb"
-    data_dir = request.parameters.get("data_dir") or ""
-    if data_dir and not Path(data_dir).is_absolute():
-        # The kernel runs in the scratch folder; the run's relative data folder is the book's.
-        link = scratch / data_dir
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(ROOT / data_dir, target_is_directory=True)
+    for name in ("data_dir", "model"):
+        # The kernel runs in the scratch folder; a relative data folder or model folder given
+        # to the run is the book root's.
+        value = request.parameters.get(name) or ""
+        if value and not Path(value).is_absolute() and (ROOT / value).exists():
+            link = scratch / value
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(ROOT / value, target_is_directory=True)
     output_dir = Path(request.parameters["output_dir"])
     output_dir = output_dir if output_dir.is_absolute() else scratch / output_dir
     try:

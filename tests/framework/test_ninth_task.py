@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from kluebook.book import copy_sources
+from kluebook.data import GENERATOR_VERSION
 from kluebook.tasks import get_task
 
 pytestmark = pytest.mark.slow
@@ -82,7 +83,9 @@ def test_the_runner_report_and_scorer_pick_it_up(toy):
     assert toy["file"] == "book/_generated/tasks/toy"
     assert [s["file"] for s in toy["sections"]] == [record["notebook"].removesuffix(".ipynb")]
 
-    dev = json.loads((root / ".cache/data/generated-v1/toy/toy_dev.json").read_text())
+    dev = json.loads(
+        (root / f".cache/data/generated-v{GENERATOR_VERSION}/toy/toy_dev.json").read_text()
+    )
     gold = root / "toy_dev_first_100.json"
     gold.write_text(json.dumps(dev[:100], ensure_ascii=False))
     scored = kluebook(

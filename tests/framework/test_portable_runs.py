@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from kluebook.book import copy_sources
+from kluebook.data import GENERATOR_VERSION
 from kluebook.tasks import get_task
 from kluebook.tiny_model import build_tiny_model
 
@@ -98,7 +99,7 @@ def test_two_runners_at_once_run_a_run_once(book):
 
 def test_paper_records_of_a_stand_in_checkpoint_render_without_running(book):
     task = get_task("ynat")
-    data_dir = book / ".cache/data/generated-v1"
+    data_dir = book / f".cache/data/generated-v{GENERATOR_VERSION}"
     titles = [r["title"] for r in json.loads((data_dir / task.files["train"]).read_text())]
     shutil.copytree(build_tiny_model(titles), book / "standin-roberta")
     paper = kluebook(
@@ -113,7 +114,7 @@ def test_paper_records_of_a_stand_in_checkpoint_render_without_running(book):
         "--data-source",
         "official",
         "--data-dir",
-        ".cache/data/generated-v1",
+        f".cache/data/generated-v{GENERATOR_VERSION}",
         "--seeds",
         "1",
         "--quiet",
