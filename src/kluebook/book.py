@@ -57,8 +57,9 @@ def generated_pages_digest() -> str:
 
     digest = hashlib.sha256(__version__.encode())
     _digest_files(digest, RESULTS.rglob("*.json") if RESULTS.is_dir() else [], ROOT)
-    _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), ROOT)
-    _digest_files(digest, [ROOT / "_toc.yml"], ROOT)  # the generated toc is made from it
+    _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), CONFIGS)
+    toc = ROOT / "_toc.yml"  # the generated toc is made from it, in a book root
+    _digest_files(digest, [toc] if toc.is_file() else [], ROOT)
     for task in all_tasks().values():
         digest.update(task.name.encode())
         _digest_files(digest, [task.folder / "task.yaml", task.card_path], task.folder)
