@@ -30,7 +30,15 @@ KERNEL_ENVIRONMENT = {
     "TQDM_DISABLE": "1",
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
 }
-KERNEL_COMMAND = (sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher")
+# The kernel logs errors only: its warning that a local kernel talks over TCP without encryption
+# would otherwise be printed once per run.
+KERNEL_COMMAND = (
+    sys.executable,
+    "-Xfrozen_modules=off",
+    "-m",
+    "ipykernel_launcher",
+    "--IPKernelApp.log_level=ERROR",
+)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
