@@ -20,7 +20,7 @@ SOURCES = ("generated", "official", "hub")
 HUB_DATASET = "klue/klue"
 HUB_SPLITS = {"train": "train", "dev": "validation"}
 # Bump when a generator or a task's `smoke_data` sizes change, so cached smoke data is rebuilt.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 GENERATOR_SEED = 0
 
 
