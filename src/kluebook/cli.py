@@ -15,13 +15,14 @@ from kluebook.tasks import all_tasks
 
 TASK_NAMES = ", ".join(all_tasks())
 PREDICTION_LINES = "\n\n".join(
-    f"{name}: {task.predictions['line']}" for name, task in all_tasks().items()
+    f"{name}: `{task.predictions['line']}`" for name, task in all_tasks().items()
 )
 
 app = typer.Typer(
     help="kluebook: the KLUE reports book. Run the notebooks, build the book, score predictions.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstring paragraphs reflow to the terminal width
 )
 data_app = typer.Typer(help="Get the official KLUE v1.1 files.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
@@ -103,7 +104,9 @@ DataDir = Annotated[
 Settings = Annotated[
     list[str],
     typer.Option(
-        "--set", help="Notebook parameter override name=value, e.g. learning_rate=3e-5; repeatable."
+        "--set",
+        help="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
+        "eval_schedule=trainer (the switches are on the book's deviations page); repeatable.",
     ),
 ]
 Matrix = Annotated[
@@ -241,13 +244,13 @@ def run(
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
     Everything is written under the book root: KLUEBOOK_ROOT, else the checkout kluebook runs
-    from, else the current directory. Each run writes an executed notebook to book/runs/<task>/
-    and a JSON record to results/<profile>/<task>/, named after its model, its overrides (if
-    any) and its seed, so runs of different configurations never overwrite each other. Runs
-    whose record matches (same notebook, parameters, data and the code the run executes) are
-    skipped; a second runner on the same book root waits for a run in progress instead of
-    repeating it. A failing run is recorded as failed, the others go on, and the command exits
-    1 at the end.
+    from, else the current directory. Each run writes an executed notebook to
+    `book/runs/<task>/` and a JSON record to `results/<profile>/<task>/`, named after its model,
+    its overrides (if any) and its seed, so runs of different configurations never overwrite
+    each other. Runs whose record matches (same notebook, parameters, data and the code the run
+    executes) are skipped; a second runner on the same book root waits for a run in progress
+    instead of repeating it. A failing run is recorded as failed, the others go on, and the
+    command exits 1 at the end.
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
@@ -300,7 +303,7 @@ def book(
 ) -> None:
     """Run the notebooks, write the results table, and build the site (warnings are errors).
 
-    The site lands in <path-output>/_build/html. Notebooks are executed by the runner only;
+    The site lands in `<path-output>/_build/html`. Notebooks are executed by the runner only;
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
