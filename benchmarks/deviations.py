@@ -18,7 +18,9 @@ moves beyond the spread between seeds), not what it does to a KLUE number.
 
 import argparse
 import math
+import tempfile
 import time
+from pathlib import Path
 
 import datasets
 import torch
@@ -44,6 +46,11 @@ def records(task_name: str, split: str, limit: int | None = None) -> list[dict]:
     task = get_task(task_name)
     rows = task.module.read_official(generated_data_dir(task) / task.files[split])
     return rows[:limit] if limit else rows
+
+
+def checkpoints(name: str) -> Path:
+    """Where a measured run keeps its checkpoints: a folder of the system's temporary space."""
+    return Path(tempfile.gettempdir()) / f"kluebook-deviations-{name}"
 
 
 def smoke_recipe(task_name: str, **changes):
@@ -81,7 +88,14 @@ def ynat_run(recipe, seed: int, train_limit: int) -> dict:
     seed_everything(seed)
     model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=7)
     result = fine_tune(
-        model, tokenizer, encode(train), encode(dev), compute_metrics, recipe, seed, "/tmp/dev-y"
+        model,
+        tokenizer,
+        encode(train),
+        encode(dev),
+        compute_metrics,
+        recipe,
+        seed,
+        checkpoints("ynat"),
     )
     return summary(result, recipe, len(train), "macro_f1", started)
 
@@ -113,7 +127,14 @@ def sts_run(recipe, seed: int, train_limit: int) -> dict:
     seed_everything(seed)
     model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=1)
     result = fine_tune(
-        model, tokenizer, encode(train), encode(dev), compute_metrics, recipe, seed, "/tmp/dev-s"
+        model,
+        tokenizer,
+        encode(train),
+        encode(dev),
+        compute_metrics,
+        recipe,
+        seed,
+        checkpoints("sts"),
     )
     return summary(result, recipe, len(train), "pearsonr", started)
 
@@ -147,7 +168,14 @@ def re_run(recipe, seed: int, train_limit: int) -> dict:
     model = AutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=30)
     model.resize_token_embeddings(len(tokenizer))
     result = fine_tune(
-        model, tokenizer, encode(train), encode(dev), compute_metrics, recipe, seed, "/tmp/dev-r"
+        model,
+        tokenizer,
+        encode(train),
+        encode(dev),
+        compute_metrics,
+        recipe,
+        seed,
+        checkpoints("re"),
     )
     return summary(result, recipe, len(train), "micro_f1", started)
 
@@ -181,7 +209,7 @@ def dp_run(recipe, seed: int, train_limit: int) -> dict:
         parser_metrics,
         recipe,
         seed,
-        "/tmp/dev-d",
+        checkpoints("dp"),
         trainer_class=ParserTrainer,
     )
     row = summary(result, recipe, len(train), "las", started)
@@ -223,7 +251,7 @@ def mrc_run(recipe, seed: int, train_limit: int) -> dict:
         qa.metrics_function(dev, dev_windows),
         recipe,
         seed,
-        "/tmp/dev-m",
+        checkpoints("mrc"),
     )
     set_active_recipe(None)
     return summary(result, recipe, len(train_features["input_ids"]), "rouge_w", started)
@@ -272,7 +300,7 @@ def ner_run(recipe, seed: int, train_limit: int) -> dict:
         compute_metrics,
         recipe,
         seed,
-        "/tmp/dev-n",
+        checkpoints("ner"),
         data_collator=DataCollatorForTokenClassification(tokenizer),
     )
     row = summary(result, recipe, len(train), "char_f1", started)

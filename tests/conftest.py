@@ -111,3 +111,35 @@ def dummy_fine_tune(
     logs = result.trainer.state.log_history
     scored_at = [entry["step"] for entry in logs if f"eval_{metric}" in entry]  # NaNs included
     return result, scored_at
+
+
+def fit_with_lightning(module, batches: int, **settings) -> None:
+    """Fit `module` with a real, quiet `lightning.Trainer` on CPU, the trainer of the official
+    code: `batches` training batches of one example, one validation batch, no sanity check;
+    `settings` are the Trainer's arguments under test (epochs, check interval, callbacks)."""
+    import logging
+    import warnings
+
+    import lightning
+    import torch
+
+    trainer = lightning.Trainer(
+        num_sanity_val_steps=0,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        accelerator="cpu",
+        devices=1,
+        **settings,
+    )
+    train = torch.utils.data.TensorDataset(torch.ones(batches, 1))
+    dev = torch.utils.data.TensorDataset(torch.ones(1, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
+        trainer.fit(
+            module,
+            torch.utils.data.DataLoader(train, batch_size=1),
+            torch.utils.data.DataLoader(dev),
+        )

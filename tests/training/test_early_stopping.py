@@ -8,13 +8,11 @@ reference is a real Lightning Trainer fed a scripted metric; kluebook's is `fine
 same script as its dev metric.
 """
 
-import logging
 import math
-import warnings
 
 import pytest
 import torch
-from conftest import dummy_fine_tune
+from conftest import dummy_fine_tune, fit_with_lightning
 
 from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
@@ -65,30 +63,16 @@ def lightning_checks(script: list[float], patience: int = 5) -> int:
     stopping = lightning.pytorch.callbacks.EarlyStopping(
         monitor="score", patience=patience, mode="max", min_delta=0.0, check_finite=False
     )
-    trainer = lightning.Trainer(
+    fit_with_lightning(
+        module,
+        8,
         max_epochs=3,
         # Lightning 1.1 (min_epochs=1) leaves the epoch as soon as a check says stop and
         # counts the first epoch's minimum as met: Lightning 2 does so without a minimum.
         min_epochs=None,
         val_check_interval=0.25,
-        num_sanity_val_steps=0,
         callbacks=[stopping],
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        accelerator="cpu",
-        devices=1,
     )
-    data = torch.utils.data.TensorDataset(torch.ones(8, 1))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
-        trainer.fit(
-            module,
-            torch.utils.data.DataLoader(data, batch_size=1),
-            torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(1, 1))),
-        )
     return module.checks
 
 

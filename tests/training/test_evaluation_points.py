@@ -15,13 +15,11 @@ them needs the tokenizer, so its 17,554 questions stand in; WoS trains on user t
 turns (7 per dialogue over 8,000 dialogues) is a representative count, not the real one.
 """
 
-import logging
 import math
-import warnings
 
 import pytest
 import torch
-from conftest import dummy_fine_tune
+from conftest import dummy_fine_tune, fit_with_lightning
 
 from kluebook.official_trainer import (
     lightning_check_batch,
@@ -73,28 +71,14 @@ def lightning_points(batches: int, epochs: int, accumulation: int, evals: int = 
         def configure_optimizers(self):
             return torch.optim.SGD(self.parameters(), lr=0.0)
 
-    data = torch.utils.data.TensorDataset(torch.ones(batches, 1))
     module = OneWeight()
-    trainer = lightning.Trainer(
+    fit_with_lightning(
+        module,
+        batches,
         max_epochs=epochs,
         val_check_interval=1.0 / evals,
         accumulate_grad_batches=accumulation,
-        num_sanity_val_steps=0,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        accelerator="cpu",
-        devices=1,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
-        trainer.fit(
-            module,
-            torch.utils.data.DataLoader(data, batch_size=1),
-            torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(1, 1))),
-        )
     return module.points
 
 

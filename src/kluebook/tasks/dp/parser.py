@@ -221,7 +221,7 @@ class DependencyParser(nn.Module):
         of padded head candidates at evaluation, and the scorers' initialisation (drawn again
         only if it differs from the one the parser was built with). A recipe without them (one
         built by hand) leaves the parser as it was built."""
-        switches = dict(recipe.task_switches)
+        switches = recipe.switches()
         padded_head_score = switches.get("dp_padded_head_score", self.padded_head_score)
         if padded_head_score not in PADDED_HEAD_SCORES:
             raise KluebookError(f"unknown padded head score {padded_head_score!r}")
