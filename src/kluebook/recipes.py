@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 
 from kluebook.checkpoints import model_entry
 from kluebook.errors import KluebookError
+from kluebook.speed import SWITCHES as SPEED_SWITCHES
 from kluebook.tasks import Task
 
 PROFILES = ("smoke", "paper")
@@ -132,8 +133,6 @@ class Recipe:
 def switch_parameters(task: Task) -> tuple[str, ...]:
     """The switches a run of `task` may set (`--set name=value`) without its notebook declaring
     them: the speed switches and the recipe's switches, shared and the task's own."""
-    from kluebook.speed import SWITCHES as SPEED_SWITCHES
-
     return (*SPEED_SWITCHES, *SWITCH_DEFAULTS, *task.switches)
 
 
