@@ -1,5 +1,5 @@
 """How long the smoke book takes from a fresh clone: install, runs, site build, no-change rebuild,
-and each task's run time.
+and each task's run time and smoke score against its floor.
 
     python benchmarks/book_build.py [--repo .] [--jobs 2] [--install] [--workdir DIR]
 
@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from kluebook.tasks import get_task
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -32,19 +34,21 @@ def timed(command: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.C
     return time.perf_counter() - start, result
 
 
-def per_task_times(clone: Path) -> dict[str, list[tuple[float, float, float]]]:
-    """(run wall time, notebook wall time, kernel CPU time) of each smoke run, per task."""
-    times: dict[str, list[tuple[float, float, float]]] = {}
+def smoke_records(clone: Path) -> dict[str, list[dict]]:
+    """The succeeded smoke run records, per task."""
+    records: dict[str, list[dict]] = {}
     for path in sorted((clone / "results" / "smoke").glob("*/*.json")):
         record = json.loads(path.read_text())
         if record.get("status") == "succeeded":
-            entry = (
-                record["wall_time_s"],
-                record.get("notebook_wall_time_s", float("nan")),
-                record.get("kernel_cpu_s", float("nan")),
-            )
-            times.setdefault(record["task"], []).append(entry)
-    return times
+            records.setdefault(record["task"], []).append(record)
+    return records
+
+
+def floor_scores(task: str, records: list[dict]) -> str:
+    """Each seed's score on the task's smoke-floor metric, and the floor."""
+    floor = get_task(task).smoke_floor
+    scores = " / ".join(f"{r['metrics'][floor['metric']]:.1f}" for r in records)
+    return f"{floor['metric']} {scores} (floor {floor['value']:g})"
 
 
 def main() -> None:
@@ -104,12 +108,18 @@ def main() -> None:
         f"rebuild, no change:    {second_s:6.1f} s  ({share:.1%} of the first build; "
         f"exit {second.returncode})"
     )
-    print("per task, mean over seeds (s): run wall time, notebook wall time, kernel CPU time")
+    print(
+        "per task, mean over seeds (s): run wall time, notebook wall time, kernel CPU time; "
+        "then each seed's score"
+    )
     total_cpu = 0.0
-    for task, entries in per_task_times(clone).items():
-        wall, notebook, cpu = (statistics.mean(e[i] for e in entries) for i in range(3))
-        total_cpu += sum(e[2] for e in entries)
-        print(f"  {task:5} {wall:6.1f} {notebook:6.1f} {cpu:6.1f}   ({len(entries)} runs)")
+    for task, records in smoke_records(clone).items():
+        wall, notebook, cpu = (
+            statistics.mean(r.get(key, float("nan")) for r in records)
+            for key in ("wall_time_s", "notebook_wall_time_s", "kernel_cpu_s")
+        )
+        total_cpu += sum(r.get("kernel_cpu_s", 0.0) for r in records)
+        print(f"  {task:5} {wall:6.1f} {notebook:6.1f} {cpu:6.1f}   {floor_scores(task, records)}")
     print(f"  all runs: {total_cpu:.0f} CPU s in kernels, {total_cpu / cpus:.0f} s on {cpus} cores")
     if first.returncode != 0:
         print("first build output (tail):\n" + (first.stdout + first.stderr)[-3000:])

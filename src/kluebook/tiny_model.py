@@ -3,8 +3,8 @@
 The stand-in mirrors the KLUE-RoBERTa family (book/methods.md): a BertTokenizer WordPiece vocabulary
 (no lower-casing, `##` continuations, `[CLS]`=0 `[PAD]`=1 `[SEP]`=2 as in the RoBERTa configs),
 a RoBERTa encoder with one token type (2 layers, hidden size 128, no dropout), randomly
-initialised, its embeddings ten times wider than the transformers default. Its vocabulary is trained on the text it will be fine-tuned on, and the result is
-cached by a hash of that text.
+initialised (a task may ask for wider embedding tables). Its vocabulary is trained on the text
+it will be fine-tuned on, and the result is cached by a hash of that text.
 """
 
 import hashlib
@@ -29,15 +29,9 @@ SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 # 40 epochs and still ended anywhere between 57 and 97 micro F1 depending on the seed.
 TINY_SIZE = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4}
 TINY_DROPOUT = 0.0
-# Standard deviation of the embedding tables (word, position, token type) instead of the
-# transformers default of 0.02. The WoS tracker reads the word embeddings directly (slot names,
-# its own outputs); at 0.02 every slot looked alike to its decoder and its gates stayed on
-# `none` for ~800 steps, at 0.2 it learns within two epochs. The other tasks normalise the
-# embeddings first, so the scale changes only how fast their first steps move.
-TINY_EMBEDDING_STD = 0.2
 # Part of the cached model's folder name, bumped when the build changes what a cached model
-# holds (2: a fixed vocabulary order; 3: hidden size 128 without dropout; 4: wider embeddings).
-BUILD_VERSION = 4
+# holds (2: a fixed vocabulary order; 3: hidden size 128 without dropout).
+BUILD_VERSION = 3
 
 
 def train_wordpiece_tokenizer(
@@ -64,13 +58,20 @@ def train_wordpiece_tokenizer(
     return tokenizer
 
 
-def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) -> Path:
-    """Build (once) and cache the tiny RoBERTa-family model for this text; return its folder."""
+def build_tiny_model(
+    texts: list[str], seed: int = 0, vocab_size: int = 2000, embedding_std: float | None = None
+) -> Path:
+    """Build (once) and cache the tiny RoBERTa-family model for this text; return its folder.
+
+    `embedding_std`: draw the word, position and token-type tables from N(0, embedding_std)
+    instead of the transformers default N(0, 0.02).
+    """
     import torch
     from transformers import RobertaConfig, RobertaModel
 
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
-    folder = CACHE / "models" / f"tiny-roberta-{digest}-v{vocab_size}-s{seed}-b{BUILD_VERSION}"
+    name = f"tiny-roberta-{digest}-v{vocab_size}-s{seed}-b{BUILD_VERSION}"
+    folder = CACHE / "models" / (name if embedding_std is None else f"{name}-e{embedding_std:g}")
     if (folder / "config.json").exists():
         return folder
     tokenizer = train_wordpiece_tokenizer(texts, vocab_size)
@@ -90,15 +91,8 @@ def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) ->
     with torch.random.fork_rng():  # leave the caller's random state as it was
         torch.manual_seed(seed)
         model = RobertaModel(config)
-        with torch.no_grad():
-            for table in (
-                model.embeddings.word_embeddings,
-                model.embeddings.position_embeddings,
-                model.embeddings.token_type_embeddings,
-            ):
-                table.weight.normal_(std=TINY_EMBEDDING_STD)
-                if table.padding_idx is not None:
-                    table.weight[table.padding_idx].zero_()
+        if embedding_std is not None:
+            _widen_embeddings(model.embeddings, embedding_std)
     # Runs started at once may build the same model: each writes its own staging folder, the
     # first rename wins and the others keep its result.
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +106,21 @@ def build_tiny_model(texts: list[str], seed: int = 0, vocab_size: int = 2000) ->
             raise
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def _widen_embeddings(embeddings, std: float) -> None:
+    """Redraw the embedding tables from N(0, std), padding rows kept at zero."""
+    import torch
+
+    with torch.no_grad():
+        for table in (
+            embeddings.word_embeddings,
+            embeddings.position_embeddings,
+            embeddings.token_type_embeddings,
+        ):
+            table.weight.normal_(std=std)
+            if table.padding_idx is not None:
+                table.weight[table.padding_idx].zero_()
 
 
 def uses_token_type_ids(model_name_or_path: str | Path) -> bool:

@@ -50,12 +50,15 @@ from kluebook.recipes import Recipe
 from kluebook.tiny_model import TINY_MODEL, build_tiny_model, uses_token_type_ids
 
 
-def resolve_checkpoint(model: str, corpus: list[str] | None = None) -> str:
-    """A loadable model path or hub id; the tiny stand-in is built from `corpus` on first use."""
+def resolve_checkpoint(
+    model: str, corpus: list[str] | None = None, tiny_embedding_std: float | None = None
+) -> str:
+    """A loadable model path or hub id; the tiny stand-in is built from `corpus` on first use
+    (with its embedding tables drawn from N(0, tiny_embedding_std) where that is given)."""
     if model == TINY_MODEL:
         if not corpus:
             raise KluebookError(f"{TINY_MODEL} needs the training text to build its vocabulary")
-        return str(build_tiny_model(corpus))
+        return str(build_tiny_model(corpus, embedding_std=tiny_embedding_std))
     if Path(model).exists():
         return model
     check_hub_model(model)

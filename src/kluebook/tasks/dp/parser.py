@@ -43,7 +43,7 @@ MASKED_SCORE = -1e8  # the baseline's training score for padded head candidates
 PADDED_HEAD_SCORES = ("zero", "masked")
 SCORER_INITS = ("official", "kluebook-0.1")
 WORD_FEATURES = ("first_subword", "last_subword", "pos_ids", "heads", "labels")
-# Head sizes for the offline tiny encoder (hidden size 64): the official ones (LSTM 768, arcs
+# Head sizes for the offline tiny encoder (hidden size 128): the official ones (LSTM 768, arcs
 # 512, labels 256, POS 256) would make the head ~100 times larger than the encoder, and a smoke
 # run minutes long on a CPU.
 TINY_ENCODER_SIZES = {"lstm_size": 128, "arc_size": 128, "label_size": 64, "pos_size": 64}
