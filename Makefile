@@ -8,8 +8,8 @@ BIN := $(VENV)/bin
 
 .PHONY: book test test-fast lint clean python
 
-# Two runs at once (each on its share of the cores): the smoke book in about four minutes on two
-# cores (223 s measured by benchmarks/book_build.py, WoS more than half of it).
+# Two runs at once (each on its share of the cores): the smoke book in under two and a half
+# minutes on two cores (139 s measured by benchmarks/book_build.py).
 JOBS ?= 2
 
 book: $(VENV)/.installed
