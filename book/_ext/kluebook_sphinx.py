@@ -1,12 +1,34 @@
-"""Sphinx tweaks for the kluebook site (loaded through `local_extensions` in _config.yml)."""
+"""Sphinx tweaks for the kluebook site (loaded through `local_extensions` in _config.yml).
+
+- One copy of each script on a page, and MathJax only where a page has math.
+- No thebe: Jupyter Book always loads sphinx-thebe, whose configuration (pointing at an
+  unrelated Binder repository) nothing on this site uses; its hooks are disconnected.
+- The repository URL is set once, as `repository.url` in _config.yml: `{{ repository_url }}`
+  in a page's source (prose or code block) becomes it, so every link and install line follows.
+- A banner on every page when the build holds smoke runs, saying what they are.
+- One search box: the sidebar's (on a phone, the page header's button); the theme's top bar
+  would add a second one on every desktop page.
+- The `book-citation` directive: how to cite this book, from CITATION.cff.
+"""
+
+import re
+from pathlib import Path
+
+import yaml
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
+# A run page of the book (book/runs/<task>/<profile>-…), as the runner names it.
+RUN_PAGE = re.compile(r"book/runs/[\w-]+/(?P<profile>[a-z]+)-[^/]+")
 
 
 def drop_duplicate_scripts(app, pagename, templatename, context, doctree):
     """Keep one copy of each script of a page.
 
-    Scripts that extensions add once the build has started (sphinx-thebe's configuration,
-    sphinx-togglebutton's selector) reach every page twice with Jupyter Book 1.0; the second
-    `const THEBE_JS_URL` is a JavaScript error in every reader's console.
+    Scripts that extensions add once the build has started (sphinx-togglebutton's selector)
+    reach every page twice with Jupyter Book 1.0; a repeated `const` is a JavaScript error in
+    every reader's console.
     """
     seen, kept = set(), []
     for script in context.get("script_files", []):
@@ -25,8 +47,6 @@ def drop_mathjax_without_math(app, pagename, templatename, context, doctree):
     An extension asks Sphinx to put every asset on every page, so each page would fetch MathJax
     from its CDN: a needless request for every reader, and a failed one offline.
     """
-    from docutils import nodes
-
     has_math = doctree is not None and any(
         True for _ in doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))
     )
@@ -39,7 +59,114 @@ def drop_mathjax_without_math(app, pagename, templatename, context, doctree):
     ]
 
 
+def disconnect_thebe(app) -> None:
+    """Disconnect sphinx-thebe's hooks that put its scripts and configuration on every page."""
+    for event in ("env-before-read-docs", "doctree-resolved"):
+        for listener in list(app.events.listeners.get(event, [])):
+            handler = listener.handler
+            if getattr(handler, "__module__", "") == "sphinx_thebe" and handler.__name__ in (
+                "init_thebe_core",
+                "update_thebe_context",
+            ):
+                app.disconnect(listener.id)
+
+
+def drop_thebe_styles(app, pagename, templatename, context, doctree):
+    context["css_files"] = [
+        css
+        for css in context.get("css_files", [])
+        if "thebe" not in (getattr(css, "filename", css) or "")
+    ]
+
+
+def repository_url(app) -> str:
+    return (app.config.html_theme_options.get("repository_url") or "").rstrip("/")
+
+
+def fill_repository_url(app, docname, source) -> None:
+    """`source-read` handler: the configured repository URL in place of its placeholder."""
+    if REPOSITORY_PLACEHOLDER in source[0]:
+        source[0] = source[0].replace(REPOSITORY_PLACEHOLDER, repository_url(app))
+
+
+def run_profiles(app) -> set[str]:
+    """The profiles of the run pages this build holds (from their docnames)."""
+    found = getattr(app.env, "found_docs", set())
+    return {m.group("profile") for d in found if (m := RUN_PAGE.fullmatch(d))}
+
+
+def banner(profiles: set[str], link: str) -> str:
+    """One sentence for the top of every page, or "" when the build holds no smoke run."""
+    if "smoke" not in profiles:
+        return ""
+    what = (
+        "a tiny randomly initialised model fine-tuned on generated data: they check the "
+        "pipeline and say nothing about KLUE"
+    )
+    if profiles == {"smoke"}:
+        return (
+            f"<strong>This build holds smoke runs only</strong>, {what}. "
+            f'<a href="{link}">How to get real numbers</a>.'
+        )
+    return (
+        f"<strong>This build holds smoke runs</strong> beside its paper runs; smoke runs are "
+        f'{what}. <a href="{link}">How the paper runs are made</a>.'
+    )
+
+
+def add_banner(app, pagename, templatename, context, doctree):
+    """`html-page-context` handler: the banner (see `banner`) on every page."""
+    link = context["pathto"]("book/reproduce") + "#the-real-reproduction-internet-and-a-gpu"
+    text = banner(run_profiles(app), link)
+    if text:
+        context["theme_announcement"] = text
+
+
+class BookCitation(SphinxDirective):
+    """How to cite this book: a sentence and a BibTeX entry made from CITATION.cff, with the
+    repository URL of the book's configuration."""
+
+    has_content = False
+
+    def run(self):
+        path = Path(self.env.srcdir) / "CITATION.cff"
+        self.env.note_dependency(str(path))
+        cff = yaml.safe_load(path.read_text(encoding="utf-8"))
+        authors = [
+            a.get("name") or f"{a['given-names']} {a['family-names']}" for a in cff["authors"]
+        ]
+        year = str(cff.get("date-released", self.config.copyright))[:4]
+        url = repository_url(self.env.app)
+        sentence = (
+            f"{' and '.join(authors)} ({year}). {cff['title']}, version {cff['version']} "
+            f"[software], {cff['license']} licence. {url}"
+        )
+        bibtex = (
+            "@software{kluebook,\n"
+            f"  title   = {{{cff['title']}}},\n"
+            f"  author  = {{{{{' and '.join(authors)}}}}},\n"
+            f"  year    = {{{year}}},\n"
+            f"  version = {{{cff['version']}}},\n"
+            f"  license = {{{cff['license']}}},\n"
+            f"  url     = {{{url}}}\n"
+            "}"
+        )
+        block = nodes.literal_block(bibtex, bibtex, language="bibtex")
+        return [nodes.paragraph(text=sentence), block]
+
+
+def one_search_box(app, config) -> None:
+    """`config-inited` handler: nothing in the theme's top bar (its default is a search field)."""
+    config.html_theme_options["navbar_persistent"] = []
+
+
 def setup(app):
+    disconnect_thebe(app)
+    app.connect("config-inited", one_search_box)
+    app.connect("source-read", fill_repository_url)
+    app.add_directive("book-citation", BookCitation)
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", drop_mathjax_without_math, priority=901)
+    app.connect("html-page-context", drop_thebe_styles, priority=902)
+    app.connect("html-page-context", add_banner, priority=903)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

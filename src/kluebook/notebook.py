@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 import transformers
 from transformers import AutoConfig
@@ -97,6 +98,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
     output_dir.mkdir(parents=True, exist_ok=True)
     seed_everything(parameters["seed"])
     transformers.logging.set_verbosity_error()
+    set_display_options()
     return Run(
         task=task,
         parameters=dict(parameters),
@@ -104,6 +106,11 @@ def start_run(task_name: str, namespace: dict) -> Run:
         data_dir=data_dir,
         output_dir=output_dir,
     )
+
+
+def set_display_options() -> None:
+    """Printed DataFrames keep their columns aligned when cells hold Korean (wide characters)."""
+    pd.set_option("display.unicode.east_asian_width", True)
 
 
 def seed_everything(seed: int) -> None:

@@ -73,7 +73,7 @@ def recipe_table(task: Task) -> str:
 
 def methods_page(task: Task) -> str:
     """The task's card, followed by its recipe, smoke settings and registry facts."""
-    card = task.card_path.read_text(encoding="utf-8").strip()
+    card = page_heading(task.card_path.read_text(encoding="utf-8").strip(), methods_title(task))
     floor = task.smoke_floor
     files = ", ".join(f"`{path}`" for path in task.files.values())
     return (
@@ -94,6 +94,21 @@ def methods_page(task: Task) -> str:
         f"{floor['value']} ({floor['why']}).\n"
         f"- Smoke data: {smoke_data(task)}.\n"
     )
+
+
+def methods_title(task: Task) -> str:
+    """The methods page's title, told apart from the task's results page in the sidebar and
+    in search."""
+    return f"{task.title} — method"
+
+
+def results_title(task: Task) -> str:
+    return f"{task.title} — results and runs"
+
+
+def page_heading(text: str, title: str) -> str:
+    """`text` (Markdown opening with a level-1 heading) with `title` as that heading."""
+    return re.sub(r"\A# [^\n]*", lambda _: f"# {title}", text, count=1)
 
 
 def smoke_data(task: Task) -> str:
@@ -159,7 +174,7 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
     theirs = [r for r in published if any(k[0] == task.name for k in r.cells)]
     sections = report.sections_for(mine, theirs)
     text = [
-        f"(task-{task.name})=\n# {task.title}\n",
+        f"(task-{task.name})=\n# {results_title(task)}\n",
         card_summary(task) + "\n",
         "| | |\n|---|---|\n"
         f"| What is predicted | {task.predicts} |\n"

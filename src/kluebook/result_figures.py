@@ -2,8 +2,11 @@
 
 One panel per metric, stacked, so the figure stays narrow enough to read on a phone: a row per
 model, each seed's dev score a dot, their mean a diamond with a bar of ± one sd, and each
-published test score a cross. It is saved as SVG, sharp at any zoom, its text drawn as paths so
-that it looks the same on every machine.
+published test score a cross. Smoke rows (a tiny randomly initialised model fine-tuned on
+generated data) are never drawn on the published axes: they get panels of their own below, with
+the task's smoke floor as a dashed line, a pipeline check and not a score to compare. It is
+saved as SVG, sharp at any zoom, its text drawn as paths so that it looks the same on every
+machine.
 """
 
 import math
@@ -14,7 +17,7 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-COLOURS = {"published": "black", "reproduced": "#1f6fb4", "smoke": "#8a8a8a"}
+COLOURS = {"published": "black", "reproduced": "#1f6fb4", "smoke": "#8a8a8a", "floor": "#b8860b"}
 # Sizes for a figure 4 inches wide: shown at its natural size on a laptop (text about as large
 # as the page's), and scaled by about 0.85 on a phone, where 12 points stay legible.
 WIDTH = 4.0
@@ -54,6 +57,8 @@ def legend(shown) -> list[Line2D]:
         if kind in kinds:
             handles.append(_marker("D", kind, f"{name} mean ± sd"))
             handles.append(_marker("o", kind, f"{name}, one seed", alpha=0.45))
+    if "smoke" in kinds:
+        handles.append(Line2D([], [], ls="--", color=COLOURS["floor"], label="smoke floor"))
     return handles
 
 
@@ -61,53 +66,71 @@ def _marker(marker: str, kind: str, label: str, alpha: float = 1.0) -> Line2D:
     return Line2D([], [], marker=marker, ls="", color=COLOURS[kind], alpha=alpha, label=label)
 
 
-def task_figure(task, rows, published, path: Path) -> None:
-    """The figure of one task (see the module's docstring) from reproduced and published rows."""
-    keys = [(task.name, m.key) for m in task.metrics]
-    shown = [r for r in [*rows, *published] if any(k in r.cells for k in keys)]
-    # Each row gets the height its label needs: a configuration can take several lines.
+def panels(task, rows, published) -> list[tuple]:
+    """(metric, rows, smoke?) for each panel: the published axes first (published rows and
+    reproduced rows of real checkpoints), then the smoke rows' own axes."""
+    keys = {m.key: (task.name, m.key) for m in task.metrics}
+    real = [r for r in [*rows, *published] if _kind(r) != "smoke"]
+    smoke = [r for r in rows if _kind(r) == "smoke"]
+    out = []
+    for group, is_smoke in ((real, False), (smoke, True)):
+        for metric in task.metrics:
+            shown = [r for r in group if keys[metric.key] in r.cells]
+            if shown or (not is_smoke and not smoke):
+                out.append((metric, shown, is_smoke))
+    return out
+
+
+def _draw(ax, task, metric, shown, is_smoke) -> None:
+    key = (task.name, metric.key)
     spans = [max(1.0, 0.5 * (_label(r).count("\n") + 1)) for r in shown]
     ys = [sum(spans[:i]) + spans[i] / 2 for i in range(len(spans))]
-    height_per_panel = 0.36 * max(1.0, sum(spans)) + 1.2
+    values = []
+    for y, row in zip(ys, shown, strict=True):
+        cell = row.cells[key]
+        colour = COLOURS[_kind(row)]
+        values += cell.values
+        if row.kind == "published":
+            ax.scatter([cell.mean], [y], marker="x", s=70, color=colour, zorder=3)
+            continue
+        ax.scatter(cell.values, [y] * len(cell.values), s=28, color=colour, alpha=0.45)
+        ax.errorbar(
+            [cell.mean], [y], xerr=[cell.sd or 0], fmt="D", ms=7, color=colour, capsize=4, zorder=3
+        )
+    floor = task.smoke_floor if is_smoke and task.smoke_floor["metric"] == metric.key else None
+    if floor is not None:
+        ax.axvline(floor["value"], ls="--", color=COLOURS["floor"], zorder=2)
+        values.append(float(floor["value"]))
+    ax.set_yticks(ys, [_label(r) for r in shown])
+    ax.set_ylim(max(1.0, sum(spans)), 0)
+    low, high = (min(values), max(values)) if values else (0.0, 100.0)
+    pad = max(2.0, 0.08 * (high - low))
+    ax.set_xlim(max(0.0, low - pad), min(100.0, high + pad) if high <= 100 else high + pad)
+    title = f"{metric.label}: smoke, generated data" if is_smoke else metric.label
+    ax.set_title(title, loc="left", fontsize=12)
+    ax.set_xlabel("pipeline check, not a KLUE score" if is_smoke else "score (0–100)")
+    ax.grid(axis="x", alpha=0.35)
+    ax.spines[["top", "right"]].set_visible(False)
+    if not shown:
+        ax.text(0.5, 0.5, "no results yet", transform=ax.transAxes, ha="center")
+
+
+def task_figure(task, rows, published, path: Path) -> None:
+    """The figure of one task (see the module's docstring) from reproduced and published rows."""
+    layout = panels(task, rows, published)
+    # Each panel gets the height its rows' labels need: a configuration can take several lines.
+    heights = [
+        0.36 * max(1.0, sum(max(1.0, 0.5 * (_label(r).count("\n") + 1)) for r in shown)) + 1.2
+        for _, shown, _ in layout
+    ]
     with matplotlib.rc_context(STYLE):
-        entries = legend(shown)
+        entries = legend([r for _, shown, _ in layout for r in shown])
         legend_height = 0.3 * math.ceil(len(entries) / 2) + 0.35
-        height = height_per_panel * len(task.metrics) + legend_height
+        height = sum(heights) + legend_height
         fig = Figure(figsize=(WIDTH, height))
-        axes = fig.subplots(len(task.metrics), 1, squeeze=False)
-        for ax, metric, key in zip(axes[:, 0], task.metrics, keys, strict=True):
-            values = []
-            for y, row in zip(ys, shown, strict=True):
-                cell = row.cells.get(key)
-                if cell is None:
-                    continue
-                colour = COLOURS[_kind(row)]
-                values += cell.values
-                if row.kind == "published":
-                    ax.scatter([cell.mean], [y], marker="x", s=70, color=colour, zorder=3)
-                    continue
-                ax.scatter(cell.values, [y] * len(cell.values), s=28, color=colour, alpha=0.45)
-                ax.errorbar(
-                    [cell.mean],
-                    [y],
-                    xerr=[cell.sd or 0],
-                    fmt="D",
-                    ms=7,
-                    color=colour,
-                    capsize=4,
-                    zorder=3,
-                )
-            ax.set_yticks(ys, [_label(r) for r in shown])
-            ax.set_ylim(max(1.0, sum(spans)), 0)
-            low, high = (min(values), max(values)) if values else (0.0, 100.0)
-            pad = max(2.0, 0.08 * (high - low))
-            ax.set_xlim(max(0.0, low - pad), min(100.0, high + pad) if high <= 100 else high + pad)
-            ax.set_title(metric.label, loc="left", fontsize=12)
-            ax.set_xlabel("score (0–100)")
-            ax.grid(axis="x", alpha=0.35)
-            ax.spines[["top", "right"]].set_visible(False)
-            if not shown:
-                ax.text(0.5, 0.5, "no results yet", transform=ax.transAxes, ha="center")
+        axes = fig.subplots(len(layout), 1, squeeze=False, height_ratios=heights)
+        for ax, (metric, shown, is_smoke) in zip(axes[:, 0], layout, strict=True):
+            _draw(ax, task, metric, shown, is_smoke)
         fig.suptitle(task.title, x=0.02, ha="left", fontsize=13, fontweight="bold")
         fig.legend(
             handles=entries,

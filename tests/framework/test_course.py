@@ -72,7 +72,7 @@ def test_the_course_page_is_in_the_book_and_uses_the_commands_that_exist():
     assert "book/course" in toc and "book/glossary" in toc
     course = (CHECKOUT / "book" / "course.md").read_text()
     assert "kluebook report" in course and "--seeds <your seed>" in course
-    assert 'pip install "kluebook @ git+https://github.com/kluebook/kluebook"' in course
+    assert 'pip install "kluebook @ git+{{ repository_url }}"' in course
 
 
 def test_every_task_card_opens_with_a_korean_summary_linked_to_the_glossary():

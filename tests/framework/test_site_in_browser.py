@@ -296,7 +296,7 @@ def test_the_sidebar_lists_tasks_with_their_runs_under_them(base_url, browser):
     nav = visit.page.locator("nav.bd-links")
     top = [t.strip() for t in nav.locator("li.toctree-l1 > a").all_inner_texts()]
     for task in all_tasks().values():
-        assert task.title in top
+        assert f"{task.title} — results and runs" in top
     assert not any("seed" in t for t in top)  # runs are not listed flat
     runs = nav.locator("li.toctree-l2 > a").all_inner_texts()
     assert sum("seed" in r for r in runs) == 2  # the two YNAT runs, under YNAT
