@@ -170,7 +170,9 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     assert [m["file"] for m in methods] == [f"book/_generated/methods/{t}" for t in all_tasks()]
     rows = aggregation.reproduced_rows(records, tmp_path)
     landing = pages.landing_page(tasks[0], records, rows, [], root=tmp_path)
-    assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT)\n")
+    assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT) — results and runs\n")
+    methods_page = pages.methods_page(tasks[0])
+    assert methods_page.startswith("(methods-ynat)=\n# Topic classification (YNAT) — method\n")
     assert "{ref}`methods page <methods-ynat>`" in landing
     assert "### kluebook/tiny-roberta\n\n*smoke profile, the profile's recipe*" in landing
     assert (
