@@ -6,11 +6,65 @@ import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cache
+
+import pandas as pd
+import yaml
 
 from kluebook.aggregation import Cell, Row
+from kluebook.checkpoints import model_entry, registered_models
 from kluebook.klue_marks import emphasis, emphasise
-from kluebook.links import href, task_page
+from kluebook.links import href, methods_page, task_page
+from kluebook.paths import CONFIGS
 from kluebook.tasks import Metric, Task
+
+# The KLUE repositories the table's numbers and metrics come from.
+KLUE_REPOSITORY = "https://github.com/KLUE-benchmark/KLUE"
+KLUE_BASELINE = "https://github.com/KLUE-benchmark/KLUE-baseline"
+
+
+def _config(name: str) -> dict:
+    with open(CONFIGS / name, encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or {}
+
+
+@cache
+def published_tables() -> dict[str, dict]:
+    """Each table of published_scores.csv (`current`, `original`) by its `source` text: its
+    address, name and what is known of its split (configs/published_tables.yaml)."""
+    tables = _config("published_tables.yaml")
+    frame = pd.read_csv(CONFIGS / "published_scores.csv")
+    return {
+        source: {"table": table, **tables.get(table, {})}
+        for table, source in frame.groupby("table", sort=False)["source"].first().items()
+    }
+
+
+@cache
+def model_references() -> dict[str, dict]:
+    """Each published model's paper and checkpoint or project page (models.yaml, `references`),
+    with the parameter count of its released checkpoint where models.yaml has one."""
+    references = {name: dict(ref) for name, ref in _config("models.yaml")["references"].items()}
+    for entry in registered_models().values():
+        if entry.get("published") in references and "parameters" in entry:
+            references[entry["published"]]["parameters"] = entry["parameters"]
+    return references
+
+
+@cache
+def metric_notes() -> dict[tuple[str, str], str]:
+    """(task, metric) -> the footnote of a metric that is not what its name suggests."""
+    notes = _config("metric_notes.yaml")
+    return {(task, key): note for task, metrics in notes.items() for key, note in metrics.items()}
+
+
+def parameters_text(count: int | None) -> str:
+    return f"{count / 1e6:.0f}M params" if count else ""
+
+
+def metrics_anchor(task: Task) -> str:
+    """The id of the Metrics section of the task's methods page (set by kluebook.pages)."""
+    return f"methods-{task.name}-metrics"
 
 
 def short_name(task: Task) -> str:
@@ -46,18 +100,61 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str) -> str:
 
 
 def row_head(row: Row, notes: dict[str, str]) -> str:
-    """The row's first cell: the model, then its size and split (and configuration) in small."""
+    """The row's first cell: the model (linked to its checkpoint or project, with its paper),
+    then its size, parameter count and split (and configuration) in small."""
     if row.kind == "published":
         note = notes.setdefault(row.source, "abcdefghijklmnopqrstuvwxyz"[len(notes)])
         split = f'{html.escape(row.split)}<sup><a href="#klue-note-{note}">{note}</a></sup>'
+        ref = model_references().get(row.label, {})
+        where = f"https://huggingface.co/{ref['hub']}" if "hub" in ref else ref.get("home", "")
         label = html.escape(row.label)
+        if where:
+            label = f'<a href="{html.escape(where, quote=True)}">{label}</a>'
+        if ref.get("paper"):
+            label += f' <a class="paper" href="{html.escape(ref["paper"], quote=True)}">paper</a>'
+        count = ref.get("parameters")
     else:
         split = html.escape(row.split)
         label = f"<code>{html.escape(row.label)}</code>"
-    detail = f'<span class="config">{html.escape(row.size)} · {split}</span>'
+        count = model_entry(row.model).get("parameters")
+    facts = [html.escape(row.size), parameters_text(count), split]
+    detail = f'<span class="config">{" · ".join(f for f in facts if f)}</span>'
     if row.kind == "reproduced" and row.config != "default":
         detail += f'<span class="config">{html.escape(row.config.replace(",", ", "))}</span>'
     return f'<th class="model" scope="row">{label}{detail}</th>'
+
+
+def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, str], int]) -> str:
+    """A metric's column header: linked to its definition on the task's methods page, with a
+    footnote number when the official metric is not what its name suggests."""
+    link = href(page, methods_page(task), metrics_anchor(task))
+    title = html.escape(f"{task.title}: how {metric.label} is computed", quote=True)
+    text = f'<a href="{link}" title="{title}">{html.escape(metric.label)}</a>'
+    key = (task.name, metric.key)
+    if key in metric_notes():
+        number = marks.setdefault(key, len(marks) + 1)
+        text += f'<sup><a href="#klue-metric-{task.name}-{metric.key}">{number}</a></sup>'
+    return f'<th class="metric" scope="col">{text}</th>'
+
+
+def source_note(mark: str, source: str) -> str:
+    """The footnote of a published table: its split, and where it is."""
+    table = published_tables().get(source, {})
+    if not table:
+        return (
+            f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
+            f"{html.escape(source)}.</p>"
+        )
+    evidence = "; ".join(
+        f'<a href="{html.escape(url, quote=True)}">{html.escape(name)}</a>'
+        for name, url in table.get("evidence", [])
+    )
+    return (
+        f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
+        f"{html.escape(table['split'])} "
+        f'Source: <a href="{html.escape(table["url"], quote=True)}">{html.escape(table["name"])}'
+        f"</a>{f' (evidence: {evidence})' if evidence else ''}.</p>"
+    )
 
 
 @dataclass
@@ -74,6 +171,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
     """The KLUE-style table as HTML (no blank line, so Markdown keeps it one block)."""
     cols = columns(tasks)
     width = 1 + len(cols)
+    marks: dict[tuple[str, str], int] = {}
     head = [
         '<tr><th rowspan="2" class="model" scope="col">Model<span class="config">size · split'
         "</span></th>"
@@ -84,14 +182,12 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
             for t in tasks
         )
         + "</tr>",
-        "<tr>"
-        + "".join(f'<th class="metric" scope="col">{html.escape(m.label)}</th>' for _, m in cols)
-        + "</tr>",
+        "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>",
     ]
     notes: dict[str, str] = {}
     body = []
     for section in sections:
-        kind = re.sub(r"[^a-z]+", "-", section.title.lower().split(":")[0]).strip("-")
+        kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
         body.append(f'<tbody class="{kind}">')
         body.append(
             f'<tr class="section"><th colspan="{width}" scope="rowgroup">'
@@ -102,28 +198,36 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 f'<tr><td colspan="{width}" class="empty">'
                 f'<span class="section-title">{section.empty}</span></td></tr>'
             )
-        marks = emphasis(section.rows, cols) if section.mark_best else {}
+        best = emphasis(section.rows, cols) if section.mark_best else {}
         for i, row in enumerate(section.rows):
             cells = "".join(
                 cell_html(
                     row,
                     row.cells.get((t.name, m.key)),
-                    marks.get((i, f"{t.name}/{m.key}"), ""),
+                    best.get((i, f"{t.name}/{m.key}"), ""),
                     page,
                 )
                 for t, m in cols
             )
             body.append(f"<tr>{row_head(row, notes)}{cells}</tr>")
         body.append("</tbody>")
-    footnotes = "".join(
-        f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> Test split: the private '
-        f"KLUE test set, as published in {html.escape(source)}.</p>"
-        for source, mark in notes.items()
+    footnotes = "".join(source_note(mark, source) for source, mark in notes.items())
+    footnotes += "".join(
+        f'<p class="klue-note" id="klue-metric-{task}-{key}"><sup>{number}</sup> '
+        f"{html.escape(_task_label(tasks, task, key))}: {html.escape(metric_notes()[task, key])}"
+        "</p>"
+        for (task, key), number in marks.items()
     )
     return (
         '<div class="klue-table-wrap"><table class="klue-table">'
         f"<thead>{''.join(head)}</thead>{''.join(body)}</table></div>{footnotes}"
     )
+
+
+def _task_label(tasks: list[Task], name: str, key: str) -> str:
+    task = next(t for t in tasks if t.name == name)
+    metric = next(m for m in task.metrics if m.key == key)
+    return f"{short_name(task)} {metric.label}"
 
 
 def gap_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str) -> str:
@@ -172,12 +276,22 @@ def gap_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str
     )
 
 
-def sections_for(rows: list[Row], published: list[Row]) -> list[Section]:
-    """Published rows first (as in the KLUE README), then each reproduced profile and data
-    source, then the smoke rows apart."""
+def sections_for(
+    rows: list[Row], published: list[Row], reference: list[Row] | None = None
+) -> list[Section]:
+    """Published rows first (as in the KLUE README), then the README's first table (on dev) as
+    the reference of the reproduced rows, then each reproduced profile and data source, then the
+    smoke rows apart."""
     sections = [
         Section("Published: KLUE README, test split (KLUE's own marks recomputed)", published)
     ]
+    if reference:
+        sections.append(
+            Section(
+                "Dev reference: the KLUE README's first table (2021), dev split (see its note)",
+                reference,
+            )
+        )
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
         groups[(row.profile, row.split)].append(row)
@@ -196,8 +310,8 @@ def sections_for(rows: list[Row], published: list[Row]) -> list[Section]:
     for profile, split in [k for k in groups if k[0] == "smoke"]:
         sections.append(
             Section(
-                f"Pipeline check: smoke profile, {split}: generated data and a tiny untrained "
-                "model, not a reproduction",
+                f"Pipeline check: smoke profile, {split}: a tiny randomly initialised model "
+                "fine-tuned on generated data, not a reproduction",
                 groups[profile, split],
                 mark_best=False,
             )

@@ -11,10 +11,15 @@ from kluebook.tasks import Task
 # The page the results table is on, and where the generated task pages are (docnames).
 RESULTS_PAGE = "book/results"
 TASK_PAGES = "book/_generated/tasks"
+METHODS_PAGES = "book/_generated/methods"
 
 
 def task_page(task: Task) -> str:
     return f"{TASK_PAGES}/{task.name}"
+
+
+def methods_page(task: Task) -> str:
+    return f"{METHODS_PAGES}/{task.name}"
 
 
 def run_page(record: dict, root: Path = ROOT) -> str | None:

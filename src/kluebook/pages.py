@@ -13,7 +13,7 @@ import yaml
 
 from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.json_files import write_text_if_changed
-from kluebook.klue_table import sections_for, table_html
+from kluebook.klue_table import metrics_anchor, sections_for, table_html
 from kluebook.links import RESULTS_PAGE, run_page, task_page
 from kluebook.paths import GENERATED, ROOT, RUNS
 from kluebook.recipes import resolve_recipe
@@ -77,6 +77,8 @@ def recipe_table(task: Task) -> str:
 def methods_page(task: Task) -> str:
     """The task's card, followed by its recipe, smoke settings and registry facts."""
     card = page_heading(task.card_path.read_text(encoding="utf-8").strip(), methods_title(task))
+    # The target of the results table's metric headers (kluebook.klue_table.metrics_anchor).
+    card = card.replace("\n## Metrics\n", f"\n({metrics_anchor(task)})=\n## Metrics\n", 1)
     floor = task.smoke_floor
     files = ", ".join(f"`{path}`" for path in task.files.values())
     return (
@@ -175,7 +177,12 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
     selection = next((m.label for m in task.metrics if m.key == task.selection_metric), None)
     mine = [r for r in rows if any(k[0] == task.name for k in r.cells)]
     theirs = [r for r in published if any(k[0] == task.name for k in r.cells)]
-    sections = sections_for(mine, theirs)
+    reference = [
+        r
+        for r in published_rows(published_scores("original"))
+        if any(k[0] == task.name for k in r.cells)
+    ]
+    sections = sections_for(mine, theirs, reference)
     text = [
         f"(task-{task.name})=\n# {results_title(task)}\n",
         card_summary(task) + "\n",
@@ -186,14 +193,15 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
         f"| How it is trained and scored | its {{ref}}`methods page <methods-{task.name}>` |\n"
         f"| All tasks side by side | {{doc}}`the KLUE table </{RESULTS_PAGE}>` |\n",
         "## Results\n",
-        "Published test-set scores and this book's dev-set scores (mean, then ± sd and the "
-        "number of seeds n; s1, s2, … link to each seed's run).\n",
+        "Published test-set scores, the KLUE README's first table (dev) as the reference, and "
+        "this book's dev-set scores (mean, then ± sd and the number of seeds n; s1, s2, … link "
+        "to each seed's run).\n",
         table_html(sections, [task], page) + "\n",
         f":::{{figure}} /{figure_path(task).relative_to(ROOT).as_posix()}\n"
         f":alt: {task.title}: each configuration's dev scores beside the published test "
         "scores, one panel per metric.\n\n"
         "Dots: one seed's dev score; diamond and bar: their mean ± sd; crosses: published "
-        "test scores.\n:::\n",
+        "test scores; smoke runs on axes of their own, the dashed line their floor.\n:::\n",
         "## Runs\n",
     ]
     pages = run_pages(task, records, root)

@@ -5,7 +5,14 @@ from pathlib import Path
 
 from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.downloads import downloads_markdown
-from kluebook.klue_table import gap_html, sections_for, short_name, table_html
+from kluebook.klue_table import (
+    KLUE_BASELINE,
+    KLUE_REPOSITORY,
+    gap_html,
+    sections_for,
+    short_name,
+    table_html,
+)
 from kluebook.links import RESULTS_PAGE
 from kluebook.paths import GENERATED, ROOT
 from kluebook.tasks import Task, all_tasks
@@ -16,17 +23,24 @@ def render(records: list[dict], root: Path = ROOT) -> str:
     tasks = list(all_tasks().values())
     rows = reproduced_rows(records, root)
     published = published_rows(published_scores())
+    reference = published_rows(published_scores("original"))
     parts = [
         "## The KLUE table\n\n"
-        "One row per model, the eight tasks and their official metrics as columns, as in the "
-        "KLUE README. Published numbers are **test-set** scores. Reproduced numbers are "
-        "**dev-set** means; below each, its sample standard deviation, the number of seeds n and "
-        "links to the runs behind it (s1, s2, … are the seeds). As KLUE marks its own table, the "
-        "best value of a column within a block of comparable rows is in **bold** and the best "
-        "among base-size models in *italics*; smoke rows are a pipeline check and are not "
-        "marked. Dev and test are different data, so compare reproduced rows with each other, "
-        "and read the gap to the published numbers below as a check, not a ranking.\n\n"
-        + table_html(sections_for(rows, published), tasks, RESULTS_PAGE),
+        f"One row per model, the eight tasks and their official metrics as columns, as in the "
+        f"[KLUE README]({KLUE_REPOSITORY}); the metrics are computed as the official "
+        f"[KLUE-baseline]({KLUE_BASELINE}) code computes them. Published numbers are "
+        "**test-set** scores; the README's first table, from 2021, was on the **dev set** (its "
+        "note says how that is known) and is the reference for the reproduced rows. Reproduced "
+        "numbers are **dev-set** means; below each, its sample standard deviation, the number "
+        "of seeds n and links to the runs behind it (s1, s2, … are the seeds). Each metric "
+        "header links to the metric's definition; a number after it marks an official metric "
+        "that is not what its name suggests (notes below the table). As KLUE marks its own "
+        "table, the best value of a column within a block of comparable rows is in **bold** and "
+        "the best among base-size models in *italics*; smoke rows are a pipeline check and are "
+        "not marked. Dev and test are different data, so compare reproduced rows with each "
+        "other and with the dev reference, and read the gap to the test numbers below as a "
+        "check, not a ranking.\n\n"
+        + table_html(sections_for(rows, published, reference), tasks, RESULTS_PAGE),
         "## Reproduced minus published\n\n"
         "For each released checkpoint that has been reproduced: its dev mean minus its "
         "published test score. **Dev and test are different sets**, so a gap of a point or two "
@@ -35,8 +49,9 @@ def render(records: list[dict], root: Path = ROOT) -> str:
         + gap_html([r for r in rows if r.profile != "smoke"], published, tasks, RESULTS_PAGE),
         "## Figures\n\n"
         "One figure per task, one panel per metric: each dot is one seed's dev score, the "
-        "diamond and bar their mean ± sd, the crosses the published test scores.\n\n"
-        + figure_tabs(tasks),
+        "diamond and bar their mean ± sd, the crosses the published test scores. Smoke runs "
+        "have panels of their own, below, with the task's smoke floor as a dashed line: a "
+        "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
         downloads_markdown(rows),
     ]
     failed = [r for r in records if r.get("status") == "failed"]

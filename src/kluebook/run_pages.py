@@ -3,7 +3,9 @@
 The page is the notebook as it ran, cleaned for a reader: its title names the run; its
 parameters are a table (the parameter cells stay in the file, hidden); stderr, progress bars
 and widget outputs are dropped and consecutive print-outs merged; no path of the machine that
-ran it is left; and it ends with a card of what it ran on and the command that reproduces it.
+ran it is left; a smoke run opens with a notice of what it is; a short card at the top says what
+ran, on what and how it scored, and the full card at the end what it ran on and the command that
+reproduces it.
 """
 
 import json
@@ -212,6 +214,39 @@ def card(spec, record: dict) -> str:
     )
 
 
+def summary_card(spec, record: dict) -> str:
+    """The short card at the top of a run page: model, profile, data and split, the dev scores,
+    wall time and commit (the full card is at the end)."""
+    from kluebook.aggregation import SOURCE_SPLITS
+
+    metrics = record.get("metrics") or {}
+    scores = ", ".join(
+        f"{m.label} {metrics[m.key]:.2f}"
+        for m in spec.task.metrics
+        if metrics.get(m.key) is not None
+    )
+    dev = (record.get("counts") or {}).get("dev")
+    split = SOURCE_SPLITS.get(spec.data_source, spec.data_source)
+    data = f"{spec.data_source} data, {split}" + (f", {dev:,} examples" if dev else "")
+    wall = _number(record.get("wall_time_s"), " s", 0)
+    commit = f"`{(record.get('git_commit') or 'unknown')[:12]}`"
+    header = ["model", "profile", "data and split", "dev scores", "wall time", "commit"]
+    row = [f"`{display_path(spec.model)}`", spec.profile, data, scores or "—", wall, commit]
+    return list_table(header, [row], [22, 10, 24, 20, 10, 14])
+
+
+def smoke_notice() -> str:
+    """The admonition that opens a smoke run's page."""
+    return (
+        ":::{warning} A smoke run: a pipeline check, not a KLUE result\n"
+        "This run fine-tuned a tiny randomly initialised model on data generated in the "
+        "official formats. Its scores show that the pipeline works end to end; they say "
+        "nothing about KLUE or about any released checkpoint. Real numbers come from the "
+        "`paper` profile: {doc}`Reproduce it yourself </book/reproduce>`.\n"
+        ":::\n\n"
+    )
+
+
 def title(spec) -> str:
     """`<task title>: <model>, <profile>[, <configuration>], seed <N>`."""
     config = f", {spec.config.replace(',', ', ')}" if spec.config else ""
@@ -251,7 +286,10 @@ def make_page(notebook, spec, record: dict | None = None):
         heading = notebook.cells[heading_index]
         _, _, rest = heading.source.partition("\n")
         heading.source = f"# {title(spec)}\n{rest}"
-    about = (
+    opening = smoke_notice() if spec.profile == "smoke" else ""
+    if record is not None:
+        opening += f"{summary_card(spec, record)}\n"
+    about = opening + (
         f"This page is one executed run of the {{ref}}`{spec.task.title} <task-{spec.task.name}>` "
         f"notebook. Its scores are in the {{doc}}`results table </book/results>`; how the task is "
         f"trained and scored is on its {{ref}}`methods page <methods-{spec.task.name}>`.\n\n"

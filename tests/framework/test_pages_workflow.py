@@ -65,10 +65,7 @@ def test_the_workflow_build_commands_in_a_fresh_clone_give_run_pages_for_every_t
             assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     site = clone / "_build" / "html"
     missing = [
-        task
-        for task in all_tasks()
-        if not list((site / "book" / "runs" / task).glob("*.html"))
+        task for task in all_tasks() if not list((site / "book" / "runs" / task).glob("*.html"))
     ]
     assert not missing, f"no run page for {missing}"
     assert (site / "book" / "results.html").is_file()
-
