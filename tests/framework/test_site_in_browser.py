@@ -3,9 +3,12 @@
 A small smoke book (two tasks, two seeds, cut-down data) is built in a scratch copy and served
 over HTTP. The results page must show the one KLUE table with all its metric columns, every
 image must load, no page may log a console error, the search page must find a task by name,
-Korean text must render with a CJK font, and no internal link may be broken. Screenshots of the
-results page (laptop and phone widths), a task page and a run page are left in
-_build/test-artifacts/ for a person to look at.
+Korean text must render with a CJK font, and no internal link may be broken. The KLUE table
+fits a 1366 px laptop, its metric headers link to their definitions; a run page's parameter
+table has no overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a
+banner on every page and a notice on each smoke run page; a page shows one search box.
+Screenshots of the results page (laptop and phone widths), a task page and a run page are left
+in _build/test-artifacts/ for a person to look at.
 
 Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them) and the `playwright`
 package of the dev extra; Playwright's own browser download is never used. KLUEBOOK_CHROMIUM
@@ -49,6 +52,8 @@ TASKS = ["ynat", "nli"]
 SMALL = ["--set", "train_limit=200", "--set", "dev_limit=60", "--set", "epochs=1"]
 LAPTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1400, "height": 900}
+NARROW = {"width": 400, "height": 844}
 CJK_FONT = re.compile(r"CJK|Nanum|Malgun|Apple SD Gothic|Noto Sans KR|Noto Serif KR|Gulim|Dotum")
 
 
@@ -151,7 +156,11 @@ def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, ba
     table = page.locator("table.klue-table").first
     metrics = [m.label for t in all_tasks().values() for m in t.metrics]
     assert len(metrics) == 14
-    assert table.locator("thead th.metric").all_inner_texts() == metrics
+    assert table.locator("thead th.metric > a").all_inner_texts() == metrics
+    # Each metric header links to the Metrics section of its task's methods page.
+    hrefs = table.locator("thead th.metric > a").evaluate_all("l => l.map(a => a.href)")
+    assert all("/_generated/methods/" in h and "-metrics" in h for h in hrefs)
+    assert table.locator("thead th.metric sup").count() >= 8  # the quirky metrics, marked
     tasks = table.locator("thead th.task").all_inner_texts()
     assert tasks == ["YNAT", "STS", "NLI", "NER", "RE", "DP", "MRC", "WoS"]
     published = table.locator("tbody.published tr:not(.section)")
@@ -161,9 +170,11 @@ def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, ba
     assert smoke.count() == 1 and "kluebook/tiny-roberta" in smoke.inner_text()
     links = smoke.locator("td a")
     assert links.count() == 4  # two seeds of two tasks, each linking to its run page
-    # At a laptop's width the whole table is in view, without scrolling sideways.
+    # At a laptop's width (1366 px) the whole table is in view, without scrolling sideways.
     wrap = page.locator(".klue-table-wrap").first
     assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    assert table.evaluate("e => e.getBoundingClientRect().right") <= LAPTOP["width"]
+    assert page.locator("tbody.dev-reference tr:not(.section)").count() == 9
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "results-laptop.png", full_page=True)
     links.first.click()
@@ -337,3 +348,79 @@ def test_a_run_page_is_clean_fits_the_page_and_ends_with_its_card(site, base_url
     task = Visit(browser, base_url + "book/_generated/tasks/ynat.html", viewport=PHONE)
     task.page.screenshot(path=ARTIFACTS / "task-page-phone.png", full_page=True)
     task.close()
+
+
+# The boxes of a table's cells, and of every element inside a cell, as the browser laid them out:
+# [[cell, [its elements]], ...] per row, each box [left, top, right, bottom].
+CELL_BOXES = """t => Array.from(t.rows).map(r => Array.from(r.cells).map(c => {
+  const box = e => {
+    const b = e.getBoundingClientRect();
+    return [b.left, b.top, b.right, b.bottom];
+  };
+  return [box(c), Array.from(c.querySelectorAll("*")).map(box)];
+}))"""
+
+
+def overlaps(a, b, slack=1.0) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > slack and min(a[3], b[3]) - max(a[1], b[1]) > slack
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, NARROW], ids=["1400px", "400px"])
+def test_a_run_pages_parameter_table_has_no_overlapping_cells(site, base_url, browser, viewport):
+    path = run_page(site).relative_to(site).as_posix()
+    visit = Visit(browser, base_url + path, viewport=viewport)
+    table = visit.page.locator("table.kluebook-fixed", has_text="notebook default").first
+    rows = table.evaluate(CELL_BOXES)
+    assert len(rows) > 10
+    problems = []
+    for number, row in enumerate(rows):
+        cells = [cell for cell, _ in row]
+        for i, a in enumerate(cells):
+            problems += [
+                (number, i, j) for j, b in enumerate(cells[i + 1 :], i + 1) if overlaps(a, b)
+            ]
+        for i, (cell, inner) in enumerate(row):
+            outside = [
+                box
+                for box in inner
+                if box[2] > box[0] and (box[0] < cell[0] - 1 or box[2] > cell[2] + 1)
+            ]
+            problems += [(number, i, "runs out of its cell")] * bool(outside)
+    assert not problems, problems
+    article = visit.page.locator("article").evaluate("e => e.getBoundingClientRect().right")
+    assert table.evaluate("e => e.getBoundingClientRect().right") <= article + 1
+    visit.close()
+
+
+def test_a_smoke_build_says_so_on_every_page_and_each_smoke_run_page_opens_with_a_notice(
+    site, base_url, browser
+):
+    for path in [
+        "book/intro.html",
+        "book/results.html",
+        run_page(site).relative_to(site).as_posix(),
+    ]:
+        visit = Visit(browser, base_url + path)
+        banner = visit.page.locator(".bd-header-announcement")
+        assert banner.count() == 1 and banner.is_visible(), path
+        assert "smoke runs" in banner.inner_text() and "randomly initialised" in banner.inner_text()
+        assert "reproduce.html" in banner.locator("a").get_attribute("href")
+        visit.close()
+    notice = Visit(browser, base_url + run_page(site).relative_to(site).as_posix())
+    warning = notice.page.locator("article .admonition.warning").first
+    assert "A smoke run" in warning.inner_text()
+    notice.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_a_page_shows_one_search_box(base_url, browser, viewport):
+    visit = Visit(browser, base_url + "book/results.html", viewport=viewport)
+    visible = visit.page.evaluate(
+        "Array.from(document.querySelectorAll('.search-button-field, button.search-button'))"
+        ".filter(e => { const b = e.getBoundingClientRect();"
+        " return b.width > 0 && b.height > 0 && b.right > 0 && b.left < innerWidth"
+        " && getComputedStyle(e).visibility !== 'hidden'; })"
+        ".length"
+    )
+    assert visible == 1
+    visit.close()
