@@ -13,7 +13,7 @@ from kluebook.model_index import write_model_index
 from kluebook.pages import write_pages
 from kluebook.paths import GENERATED, RESULTS
 from kluebook.records import load_records
-from kluebook.results_page import figure_path, render
+from kluebook.results_page import build_contents, figure_path, render
 from kluebook.status_page import render_status
 from kluebook.tasks import all_tasks
 
@@ -32,6 +32,7 @@ def write_report(
         out_dir / "results.csv": frame.to_csv(index=False),
         out_dir / "results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n",
         out_dir / "status.md": render_status(records),
+        out_dir / "this_build.md": build_contents(records),
     }
     for path, text in texts.items():
         write_text_if_changed(path, text)

@@ -68,6 +68,31 @@ def render(records: list[dict], root: Path = ROOT) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def build_contents(records: list[dict], root: Path = ROOT) -> str:
+    """One paragraph for the front page: which profiles, checkpoints and splits this build's
+    runs are of (or that it has none)."""
+    rows = reproduced_rows(records, root)
+    if not rows:
+        return "**This build holds no run yet**: only the published numbers.\n"
+    parts = []
+    for profile in sorted({r.profile for r in rows}, key=lambda p: (p == "smoke", p)):
+        mine = [r for r in rows if r.profile == profile]
+        items = ", ".join(
+            f"`{r.model}`{'' if r.config == 'default' else f' ({r.config})'} on {r.split}, "
+            f"{seeds} seed{'s' if seeds > 1 else ''}"
+            for r in mine
+            for seeds in [max(len(c.values) for c in r.cells.values())]
+        )
+        what = (
+            " (a tiny randomly initialised model fine-tuned on generated data: a pipeline "
+            "check, not a KLUE result)"
+            if profile == "smoke"
+            else ""
+        )
+        parts.append(f"**{profile}** runs of {items}{what}")
+    return "**This build holds** " + "; ".join(parts) + ".\n"
+
+
 def figure_path(task: Task, out_dir: Path = GENERATED) -> Path:
     return out_dir / "figures" / f"{task.name}.svg"
 

@@ -64,13 +64,27 @@ def test_one_table_with_every_metric_published_rows_and_smoke_rows_apart(tmp_pat
     failed = {**record(3, 0.0, "failed"), "metrics": None}
     paths = write(tmp_path, record(1, 80.0), record(2, 90.0), failed)
     markdown = paths[0].read_text()
-    metrics = re.findall(r'<th class="metric" scope="col">([^<]+)</th>', markdown)
+    heads = re.findall(
+        r'<th class="metric" scope="col"><a href="([^"]+)"[^>]*>([^<]+)</a>', markdown
+    )
+    metrics = [label for _, label in heads]
     assert len(metrics) == 14 and metrics[:3] == ["Macro F1", "Pearson r", "F1"]
-    tasks = re.findall(r'title="[^"]+">([^<]+)</a></th>', markdown)
+    # Each header links to its task's metric definitions; the quirky ones carry a note.
+    assert heads[0][0] == "_generated/methods/ynat.html#methods-ynat-metrics"
+    notes = re.findall(r'<p class="klue-note" id="klue-metric-(\w+)-(\w+)">', markdown)
+    assert ("dp", "uas") in notes and ("ner", "char_f1") in notes and ("mrc", "rouge_w") in notes
+    assert ("ynat", "macro_f1") not in notes
+    tasks = re.findall(r'class="task" scope="colgroup"><a [^>]+>([^<]+)</a></th>', markdown)
     assert tasks == ["YNAT", "STS", "NLI", "NER", "RE", "DP", "MRC", "WoS"]
     published = markdown.split('<tbody class="published">')[1].split("</tbody>")[0]
     assert published.count("<tr>") == 9 and "test<sup>" in published
-    assert "KLUE-benchmark/KLUE README, commit 3efd987" in markdown  # the published source
+    assert 'href="https://huggingface.co/klue/bert-base">KLUE-BERT-base</a>' in published
+    assert "111M params" in published and "337M params" in published
+    # The published source, linked at its commit; the 2021 table as the dev reference.
+    assert "KLUE/blob/3efd98708a40ff49251fddde35453f8fbb11f536/README.md" in markdown
+    reference = markdown.split('<tbody class="dev-reference">')[1].split("</tbody>")[0]
+    assert reference.count("<tr>") == 9 and "dev<sup>" in reference
+    assert "Dev split, by the evidence" in markdown
     smoke = markdown.split('<tbody class="pipeline-check">')[1].split("</tbody>")[0]
     assert "not a reproduction" in smoke
     ynat = cell_texts(smoke, "kluebook/tiny-roberta")[0]
