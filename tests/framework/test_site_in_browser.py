@@ -424,3 +424,11 @@ def test_a_page_shows_one_search_box(base_url, browser, viewport):
     )
     assert visible == 1
     visit.close()
+
+
+def test_the_cite_page_has_the_full_klue_entry_the_book_and_every_model(site):
+    cite = (site / "book" / "cite.html").read_text(encoding="utf-8")
+    assert "Cho, Kyunghyun" in cite and "and others" not in cite  # all 31 authors
+    assert "@software{kluebook" in cite and "https://github.com/kluebook/kluebook" in cite
+    for key in ("Devlin", "Conneau", "Lee", "Park"):
+        assert key in cite
