@@ -230,15 +230,22 @@ def summary_card(spec, record: dict) -> str:
     data = f"{spec.data_source} data, {split}" + (f", {dev:,} examples" if dev else "")
     wall = _number(record.get("wall_time_s"), " s", 0)
     commit = f"`{(record.get('git_commit') or 'unknown')[:12]}`"
-    header = ["model", "profile", "data and split", "dev scores", "wall time", "commit"]
-    row = [f"`{display_path(spec.model)}`", spec.profile, data, scores or "—", wall, commit]
-    return list_table(header, [row], [22, 10, 24, 20, 10, 14])
+    rows = [
+        ["Model", f"`{display_path(spec.model)}`"],
+        ["Profile", spec.profile],
+        ["Data and split", data],
+        ["Dev scores", scores or "—"],
+        ["Wall time", wall],
+        ["Commit", commit],
+    ]
+    return list_table([], rows, [20, 80])
 
 
 def smoke_notice() -> str:
     """The admonition that opens a smoke run's page."""
     return (
-        ":::{warning} A smoke run: a pipeline check, not a KLUE result\n"
+        ":::{admonition} A smoke run: a pipeline check, not a KLUE result\n"
+        ":class: warning\n"
         "This run fine-tuned a tiny randomly initialised model on data generated in the "
         "official formats. Its scores show that the pipeline works end to end; they say "
         "nothing about KLUE or about any released checkpoint. Real numbers come from the "

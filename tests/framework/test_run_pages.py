@@ -119,6 +119,25 @@ def test_a_run_page_ends_with_its_card_and_the_command_that_reproduces_it():
     )  # the command's run has the page's name
 
 
+def test_a_smoke_run_page_opens_with_a_notice_and_a_summary_card():
+    about = run_pages.make_page(executed_notebook(), spec(), RECORD).cells[1].source
+    notice, _, rest = about.partition(":::\n\n")
+    assert notice.startswith(":::{admonition} A smoke run: a pipeline check, not a KLUE result")
+    assert ":class: warning" in notice and "randomly initialised" in notice
+    summary = rest.split("This page is one executed run")[0]
+    for expected in (
+        "* - Model\n  - `kluebook/tiny-roberta`",
+        "* - Profile\n  - smoke",
+        "* - Data and split\n  - generated data, dev (generated), 100 examples",
+        "* - Dev scores\n  - Macro F1 81.23",
+        "* - Wall time\n  - 150 s",
+        "* - Commit\n  - `83a966243d87`",
+    ):
+        assert expected in summary, expected
+    paper = runner.plan("paper", tasks=["ynat"], seeds=[1], models=["klue/roberta-base"])
+    assert "A smoke run" not in run_pages.make_page(executed_notebook(), paper[0]).cells[1].source
+
+
 def test_display_paths_are_relative_or_without_the_machines_folders():
     assert run_pages.display_path(str(ROOT / "data" / "klue")) == "data/klue"
     assert run_pages.display_path(str(Path.home() / "klue")) == "~/klue"
