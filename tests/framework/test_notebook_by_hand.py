@@ -19,6 +19,7 @@ def test_a_notebook_run_by_hand_leaves_the_checkout_clean(tmp_path):
     subprocess.run(["git", "clone", "--quiet", str(CHECKOUT), str(clone)], check=True)
     env = {**os.environ, "KLUEBOOK_ROOT": str(clone), "PYTHONPATH": str(clone / "src")}
     env.pop("KLUEBOOK_CACHE", None)
+    (clone / "outputs").mkdir()  # the page's `mkdir -p outputs`
     small = ["-p", "train_limit", "100", "-p", "dev_limit", "40", "-p", "epochs", "1"]
     ran = subprocess.run(
         [sys.executable, "-m", "papermill", "notebooks/ynat.ipynb", "outputs/ynat.ipynb", *small],
