@@ -11,12 +11,13 @@ from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 
 # What a book build reads besides the installed package (which holds the configs): the book's
-# configuration, its pages and the notebooks its launch buttons open.
-SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
+# configuration, its pages, the citation file (the Cite page) and the notebooks its launch
+# buttons open.
+SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
 REPOSITORY = "https://github.com/kluebook/kluebook"
 # What the site is built from (the toc, the config, and book/ with the executed notebooks and
 # the generated pages); the build is skipped when none of it changed since the last one.
-SITE_INPUTS = ("_config.yml", "_toc.yml", "book")
+SITE_INPUTS = ("_config.yml", "_toc.yml", "CITATION.cff", "book")
 STAMP = ".kluebook-inputs"
 
 
