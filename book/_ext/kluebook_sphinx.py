@@ -116,7 +116,9 @@ def banner(profiles: set[str], link: str) -> str:
 
 def add_banner(app, pagename, templatename, context, doctree):
     """`html-page-context` handler: the banner (see `banner`) on every page."""
-    link = context["pathto"]("book/reproduce") + "#the-real-reproduction-internet-and-a-gpu"
+    # On the reproduce page itself, pathto gives "#": the link is then the anchor alone.
+    page = context["pathto"]("book/reproduce").rstrip("#")
+    link = page + "#the-real-reproduction-internet-and-a-gpu"
     text = banner(run_profiles(app), link)
     if text:
         context["theme_announcement"] = text
