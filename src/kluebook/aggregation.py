@@ -100,6 +100,11 @@ def record_order(record: dict) -> tuple:
     )
 
 
+def run_key(record: dict) -> tuple:
+    """What names one run: a success and a later failure of it share it."""
+    return tuple(record.get(k, "default") for k in ("task", "profile", "model", "config", "seed"))
+
+
 def code_today(records: list[dict]) -> dict[str, dict | None]:
     """`records.current_code` of each task the records are of (None for a task that is gone)."""
     tasks = all_tasks()

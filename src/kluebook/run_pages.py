@@ -255,9 +255,29 @@ def clean(notebook, spec):
     return notebook
 
 
+def run_paths(spec) -> list[tuple[str, str]]:
+    """The run's own folders outside the known ones (a local checkpoint, a data folder given by
+    absolute path), and how a page shows them: the checkpoint by its id."""
+    pairs = []
+    folder = records.local_model(spec.model)
+    if folder is not None:
+        pairs += [
+            (str(folder), records.model_id(spec.model)),
+            (spec.model, records.model_id(spec.model)),
+        ]
+    if spec.data_dir and Path(spec.data_dir).is_absolute():
+        pairs += [(str(Path(spec.data_dir).resolve()), display_path(spec.data_dir))]
+        pairs += [(spec.data_dir, display_path(spec.data_dir))]
+    return sorted({p for p in pairs if Path(p[0]).is_absolute()}, key=lambda p: -len(p[0]))
+
+
 def clean_notebook(executed: bytes, spec) -> str:
-    """The executed notebook a run keeps beside its record (see `clean`), as text."""
-    return nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
+    """The executed notebook a run keeps beside its record (see `clean`), as text, with no
+    folder of the run's own either (`run_paths`)."""
+    text = nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
+    for path, shown in run_paths(spec):
+        text = text.replace(json.dumps(path)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1])
+    return text
 
 
 def make_page(notebook, spec, record: dict | None = None, stale: str = ""):

@@ -5,16 +5,12 @@ one leaves in place; and the files under results/ that are not readable records.
 from collections import defaultdict
 from pathlib import Path
 
-from kluebook.aggregation import code_today, record_order, stale_reason
+from kluebook.aggregation import code_today, record_order, run_key, stale_reason
 from kluebook.links import run_page
 from kluebook.myst import list_table
 from kluebook.paths import ROOT
 from kluebook.records import Unreadable
 from kluebook.tasks import all_tasks
-
-
-def _run_key(record: dict) -> tuple:
-    return tuple(record.get(k) for k in ("task", "profile", "model", "config", "seed"))
 
 
 def unreadable_section(unreadable: list[Unreadable]) -> str:
@@ -35,7 +31,7 @@ def render_status(records: list[dict], root: Path = ROOT, unreadable: list[Unrea
         )
     tasks = all_tasks()
     today = code_today(records)
-    kept = {_run_key(r): r for r in records if r["status"] == "succeeded"}
+    kept = {run_key(r): r for r in records if r["status"] == "succeeded"}
     parts = [unreadable_section(unreadable)] if unreadable else []
     by_task: dict[str, list[dict]] = defaultdict(list)
     for record in sorted(records, key=record_order):
@@ -51,9 +47,9 @@ def render_status(records: list[dict], root: Path = ROOT, unreadable: list[Unrea
             status = r["status"]
             if status in ("failed", "interrupted"):
                 error = r.get("error", "no error recorded")
-                good = kept.get(_run_key(r))
+                good = kept.get(run_key(r))
                 if good is not None:
-                    error += f" (the result of {good['finished_at'][:10]} above stays in the book)"
+                    error += f" (its result of {good['finished_at'][:10]} stays in the book)"
                 errors.append(f"- {text}: {error}")
                 status = f"**{status}** (below)"
             elif stale_reason(r, today):

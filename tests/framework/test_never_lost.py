@@ -14,7 +14,7 @@ import pytest
 from conftest import valid_record
 from pydantic import ValidationError
 
-from kluebook import aggregation, records, runner
+from kluebook import aggregation, records, run_pages, runner
 from kluebook.book import copy_sources
 from kluebook.status_page import render_status
 
@@ -71,8 +71,9 @@ def test_a_failed_rerun_after_a_code_change_keeps_the_result_its_page_and_predic
     assert 'href="runs/ynat/smoke-kluebook--tiny-roberta-seed1.html"' in table
     status = (root / "book/_generated/status.md").read_text()
     assert "**stale**: task code changed" in status
-    assert "OutOfMemoryError: CUDA out of memory (the result of" in status
-    assert "above stays in the book" in status
+    assert "OutOfMemoryError: CUDA out of memory (its result of" in status
+    assert "stays in the book" in status
+    assert "its last good result stays in the table" in table
 
 
 def test_a_cell_pools_only_the_runs_made_by_the_current_code(tmp_path):
@@ -155,6 +156,10 @@ def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_pa
     assert str(tmp_path) not in str(spec.notebook_path) + str(spec.record_path)
     parameters = records.portable_parameters(spec.parameters())
     assert parameters["model"] == name and str(tmp_path) not in json.dumps(parameters)
+    cell = nbformat.v4.new_code_cell(f'model = "{folder}"\nprint("loaded {folder}")')
+    executed = nbformat.writes(nbformat.v4.new_notebook(cells=[cell])).encode()
+    kept = run_pages.clean_notebook(executed, spec)  # what the run keeps, its page's source
+    assert str(tmp_path) not in kept and f'model = \\"{name}\\"' in kept
     records.folder_digest.cache_clear()
     (folder / "config.json").write_text('{"model_type": "roberta", "changed": 1}')
     assert records.model_id(str(folder)) != name  # another checkpoint is another model
