@@ -6,6 +6,7 @@ A cell pools only the runs of its configuration made from one set of inputs: the
 and notebook of their task where there are such runs (else the newest runs, marked stale);
 the others are counted, never averaged in."""
 
+import json
 import math
 import statistics
 from collections import defaultdict
@@ -120,8 +121,8 @@ def stale_reason(record: dict, today: dict[str, dict | None]) -> str:
 def _made_from(record: dict) -> str:
     """The inputs a record was made from, apart from its seed's parameters: runs that share
     them are pooled."""
-    made = record.get("inputs") or {}
-    return repr(sorted((k, v) for k, v in made.items() if k != "parameters"))
+    made = {k: v for k, v in (record.get("inputs") or {}).items() if k != "parameters"}
+    return json.dumps(made, sort_keys=True)
 
 
 def _newest(batch: list[dict]) -> str:

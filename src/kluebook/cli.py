@@ -311,13 +311,13 @@ def status(
 ) -> None:
     """List every run of a run matrix (the options of `kluebook run`) as current, stale (and
     which input changed since: notebook, parameters, data, task code, shared code, task
-    version), failed, interrupted or missing. Executes nothing."""
+    version), failed, interrupted, missing or unreadable. Executes nothing."""
     states = _states(_plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix))
     counts: dict[str, int] = {}
     for spec, state in states:
         typer.echo(f"{spec.task.name} {spec.name}: {state}")
         counts[state.state] = counts.get(state.state, 0) + 1
-    order = ("current", "stale", "failed", "interrupted", "missing")
+    order = ("current", "stale", "failed", "interrupted", "missing", "unreadable", "unchecked")
     typer.echo(", ".join(f"{counts.get(name, 0)} {name}" for name in order))
 
 

@@ -313,7 +313,7 @@ class State:
 
     def __str__(self) -> str:
         text = self.state + (f" ({self.why})" if self.why else "")
-        if self.failure is not None and self.state != "failed":
+        if self.failure is not None and self.state in ("current", "stale", "unchecked"):
             text += f"; the last attempt {self.failure['status']}: {self.failure['error']}"
         return text
 
@@ -321,8 +321,12 @@ class State:
 def run_state(spec: RunSpec) -> State:
     """A run's state: `current` (its last success was made from today's inputs), `stale` (made
     from inputs that have changed since: which ones), `failed` (no success, a failure or an
-    interruption recorded) or `missing` (never run)."""
-    record = records.read_record(spec.record_path)
+    interruption recorded), `missing` (never run), `unreadable` (its record is not one) or
+    `unchecked` (its data are not here to compare)."""
+    try:
+        record = records.parse_record(spec.record_path) if spec.record_path.exists() else None
+    except KluebookError as error:
+        return State("unreadable", str(error).removeprefix(f"{spec.record_path}: "))
     failure = records.read_record(spec.failure_path)
     try:
         now = spec_inputs(spec)
@@ -332,10 +336,10 @@ def run_state(spec: RunSpec) -> State:
         if failure is not None:
             return State(failure["status"], failure["error"], failure)
         return State("missing")
+    if failure is not None and failure["finished_at"] < record["finished_at"]:
+        failure = None  # an attempt that failed before the success
     if now is None:
-        return State("stale", f"cannot be checked: {unavailable}", failure)
-    if failure is not None and failure["fingerprint"] != now.fingerprint:
-        failure = None if failure["finished_at"] < record["finished_at"] else failure
+        return State("unchecked", unavailable, failure)
     if record["fingerprint"] == now.fingerprint and spec.executed_path.exists():
         return State("current", failure=failure)
     changed = records.Inputs.model_validate(record["inputs"]).changed(now)

@@ -143,6 +143,8 @@ def test_status_says_which_input_changed(tmp_path, monkeypatch):
     failed = {"status": "failed", "error": "ValueError: boom", "inputs": today.model_dump()}
     records.write_record(spec.failure_path, valid_record(failed))
     assert str(runner.run_state(spec)) == "failed (ValueError: boom)"
+    spec.record_path.write_text('{"status": "succ')
+    assert str(runner.run_state(spec)).startswith("unreadable (not valid JSON")
 
 
 def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_path):
