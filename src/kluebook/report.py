@@ -56,11 +56,12 @@ def write_report(
 
 def write_run_pages(records: list[dict], root: Path = ROOT) -> list[Path]:
     """The page of every succeeded run, rendered again from its record and executed notebook
-    (a stale one says what changed since)."""
+    (a stale one says what changed since); a run of a task that is not here keeps its page."""
     today = code_today(records)
+    tasks = all_tasks()
     pages = []
     for record in records:
-        if record["status"] == "succeeded":
+        if record["status"] == "succeeded" and record["task"] in tasks:
             page = render_page(record, root, stale_reason(record, today))
             pages += [page] if page else []
     return pages
