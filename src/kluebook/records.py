@@ -377,6 +377,7 @@ class RunRecord(BaseModel):
     wall_time_s: float
     host: str = ""
     kernel_environment: dict[str, str] = {}
+    devices: list[Any] | None = None  # the GPUs the run saw and used, where the runner knows
     notebook: str | None = None  # the run's page in the book
     executed: str | None = None  # the executed notebook the page is rendered from
     predictions: str | None = None
