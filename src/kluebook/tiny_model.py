@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,7 @@ def wordpiece_vocabulary(texts: Iterable[str], vocab_size: int = 2000) -> list[s
     pairs: Counter[tuple[str, str]] = Counter()
     holders: defaultdict[tuple[str, str], set[int]] = defaultdict(set)
     for index, pieces in enumerate(words):
-        for pair in zip(pieces, pieces[1:]):
+        for pair in pairwise(pieces):
             pairs[pair] += frequencies[index]
             holders[pair].add(index)
     # Every character on its own, as a word may start with one seen only inside words, and
@@ -84,11 +85,11 @@ def wordpiece_vocabulary(texts: Iterable[str], vocab_size: int = 2000) -> list[s
         changed = set()
         for index in holders.pop(pair):
             pieces, frequency = words[index], frequencies[index]
-            for old in zip(pieces, pieces[1:]):
+            for old in pairwise(pieces):
                 pairs[old] -= frequency
                 changed.add(old)
             pieces = words[index] = _merge(pieces, pair, token)
-            for new in zip(pieces, pieces[1:]):
+            for new in pairwise(pieces):
                 pairs[new] += frequency
                 holders[new].add(index)
                 changed.add(new)
