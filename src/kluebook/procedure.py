@@ -49,11 +49,11 @@ def training_procedure(task: Task, recipe: Recipe, unit: str) -> str:
             f"{_times(count)} per epoch, {every} optimizer steps counted from the start of "
             "training as the Hugging Face Trainer counts them, and after the last step"
         )
-    epochs = value_text(recipe.epochs)
+    epochs = f"{value_text(recipe.epochs)} epoch{'' if recipe.epochs == 1 else 's'}"
     stopping = (
-        f"Training runs {epochs} epochs, without early stopping."
+        f"Training runs {epochs}, without early stopping."
         if recipe.early_stopping_patience is None
-        else f"Training runs up to {epochs} epochs and stops early after "
+        else f"Training runs up to {epochs} and stops early after "
         f"{recipe.early_stopping_patience} evaluations in a row without a new best dev {label}."
     )
     tokens = f"`max_length` ({recipe.max_length} tokens)"

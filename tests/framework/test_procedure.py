@@ -54,6 +54,7 @@ def test_a_runs_overrides_change_what_is_said():
     assert text.startswith("Dev Macro F1 is measured twice per epoch, every 1/2 of an epoch's")
     assert "up to 2.5 epochs and stops early after 3 evaluations in a row" in text
     assert "grouped by length" in text
+    assert "Training runs 1 epoch, without" in described("ynat", TINY, "smoke", epochs=1)
 
 
 @pytest.mark.parametrize("task", available_tasks())
