@@ -1,7 +1,7 @@
 """Whether two builds of one commit give the same smoke records, bit for bit.
 
     python benchmarks/identical_builds.py [--repo .] [--tasks ynat,re] [--set train_limit=200]
-                                          [--dask] [--keep]
+                                          [--threads 1] [--dask] [--keep]
 
 It clones the repository (its committed state) twice, at two different paths, removes the
 committed smoke records and run pages from each clone, and runs the smoke matrix in each from
@@ -10,6 +10,8 @@ environment and the clone's src/ first on PYTHONPATH:
 
 - build 1: PYTHONHASHSEED=1, `kluebook run --jobs 1` (every kernel with this machine's threads);
 - build 2: PYTHONHASHSEED=2, `kluebook run --jobs 2` (the threads split between two kernels);
+  `--threads N` gives every kernel of both builds N threads (CPU float sums depend on how many
+  threads share them, so builds with different thread counts may differ in the last digits);
 - with --dask, build 3: PYTHONHASHSEED=3, `kluebook run --executor dask` on a Dask LocalCluster
   of two one-thread workers on 127.0.0.1.
 
@@ -164,19 +166,35 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, default=ROOT, help="repository to clone")
     parser.add_argument("--tasks", help="tasks to run (default: every task of the smoke matrix)")
     parser.add_argument("--set", action="append", default=[], help="a run parameter, NAME=VALUE")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="CPU threads per kernel in both local builds (default: cores / jobs)",
+    )
     parser.add_argument("--dask", action="store_true", help="also a build on a Dask LocalCluster")
     parser.add_argument("--keep", action="store_true", help="keep the clones")
     args = parser.parse_args()
     run_args = ["--tasks", args.tasks] if args.tasks else []
+    threads = ["--threads", str(args.threads)] if args.threads else []
     for setting in args.set:
         run_args += ["--set", setting]
 
     scratch = Path(tempfile.mkdtemp(prefix="kluebook-identical-"))
     first = clone_at(args.repo, scratch / "one" / "kluebook")
-    builds = [(first, "PYTHONHASHSEED=1, --jobs 1", build(first, "1", ["--jobs", "1"], run_args))]
+    builds = [
+        (
+            first,
+            "PYTHONHASHSEED=1, --jobs 1",
+            build(first, "1", ["--jobs", "1", *threads], run_args),
+        )
+    ]
     second = clone_at(args.repo, scratch / "two" / "a" / "deeper" / "clone")
     builds.append(
-        (second, "PYTHONHASHSEED=2, --jobs 2", build(second, "2", ["--jobs", "2"], run_args))
+        (
+            second,
+            "PYTHONHASHSEED=2, --jobs 2",
+            build(second, "2", ["--jobs", "2", *threads], run_args),
+        )
     )
     if args.dask:
         third = clone_at(args.repo, scratch / "three" / "kb")
