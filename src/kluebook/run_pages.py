@@ -90,17 +90,28 @@ def _code(value) -> str:
 
 
 def parameters_table(spec) -> str:
-    """This run's parameters beside the notebook's defaults and their help text."""
+    """This run's parameters beside the notebook's defaults and their help text: the value each
+    had in the run, a recipe parameter left at None as the value its recipe resolved to."""
+    from kluebook.recipes import resolve_recipe
+
     declared = papermill.inspect_notebook(str(spec.task.notebook_path))
     used = spec.parameters()
+    recipe_names = resolve_recipe(spec.task, spec.model, spec.profile, {}).as_dict()
+    recipe = resolve_recipe(
+        spec.task, spec.model, spec.profile, {k: v for k, v in used.items() if k in recipe_names}
+    ).as_dict()
     rows = []
     for name, info in declared.items():
-        value = used.get(name)
-        shown = _code(value) if name in used else "(the default)"
+        default = info.get("default") or ""
+        if name in used:
+            shown = _code(used[name])
+        elif name in recipe and default == "None":
+            shown = f"{_code(recipe[name])} (the recipe's)"
+        else:
+            shown = f"`{default}`"
         if name in spec.extra:
             shown = f"**{shown}** (set with `--set`)"
-        default = f"`{info['default']}`" if info.get("default") else ""
-        rows.append([f"`{name}`", shown, default, info.get("help") or ""])
+        rows.append([f"`{name}`", shown, f"`{default}`" if default else "", info.get("help") or ""])
     header = ["parameter", "this run", "notebook default", "what it is"]
     return list_table(header, rows, [18, 30, 17, 35])
 
@@ -134,8 +145,11 @@ def rerun_command(spec) -> str:
 
 
 def _number(value, unit: str = "", digits: int = 1) -> str:
+    """A measured figure for display: a count as an integer, anything else rounded."""
     if value is None:
         return "not recorded"
+    if isinstance(value, int):
+        return f"{value:,}{unit}"
     return f"{value:,.{digits}f}{unit}"
 
 

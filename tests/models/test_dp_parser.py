@@ -1,8 +1,6 @@
 import pytest
 import torch
 from conftest import tiny_encoder
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import BertTokenizerFast
 
 from kluebook.tasks.dp import synthetic as synthetic_dp
 from kluebook.tasks.dp.data import DEPRELS, POS_TAGS
@@ -14,8 +12,7 @@ from kluebook.tasks.dp.parser import (
     collate,
     encode_parser_input,
 )
-
-SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+from kluebook.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -33,25 +30,10 @@ def records() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def tokenizer(records) -> BertTokenizerFast:
-    """A small WordPiece tokenizer learned from the generated sentences."""
-    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(lowercase=False)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=300, special_tokens=SPECIALS)
-    backend.train_from_iterator([r["sentence"] for r in records], trainer=trainer)
-    backend.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        special_tokens=[("[CLS]", 0), ("[SEP]", 2)],
-    )
-    return BertTokenizerFast(
-        tokenizer_object=backend,
-        cls_token="[CLS]",
-        pad_token="[PAD]",
-        sep_token="[SEP]",
-        unk_token="[UNK]",
-        mask_token="[MASK]",
-    )
+def tokenizer(records):
+    """A small WordPiece tokenizer learned from the generated sentences (the stand-in's, the
+    same in every process)."""
+    return train_wordpiece_tokenizer([r["sentence"] for r in records], 300)
 
 
 def tiny_parser(tokenizer, **sizes) -> DependencyParser:
