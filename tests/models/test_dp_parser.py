@@ -94,7 +94,7 @@ def test_an_unknown_pos_tag_is_an_error_naming_the_sentence(tokenizer):
         "heads": [2, 0],
         "deprels": ["NP_SBJ", "VP"],
     }
-    with pytest.raises(KluebookError, match="^dp-7: unknown POS tag 'XX'"):
+    with pytest.raises(KluebookError, match=r"^dp-7: unknown POS tag 'XX'"):
         encode_parser_input(tokenizer, record)
 
 

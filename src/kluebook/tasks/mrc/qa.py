@@ -111,8 +111,14 @@ def _piece_answer_span(
     start, text = answer["answer_start"], answer["text"]
     if not text or context[start : start + len(text)] != text:
         return None
-    covering = [i for i, (s, e) in enumerate(offsets) if s < start + len(text) and e > start]
-    return (covering[0], covering[-1]) if covering else None
+    span = _answer_token_span(offsets, start, start + len(text))
+    return span if span[0] >= 0 else None
+
+
+def _answer_token_span(offsets: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
+    """First and last context token overlapping the characters [start, end), or (-1, -1)."""
+    covering = [i for i, (s, e) in enumerate(offsets) if s < end and e > start]
+    return (covering[0], covering[-1]) if covering else (-1, -1)
 
 
 def _is_whitespace(char: str) -> bool:
@@ -201,7 +207,9 @@ def train_features(
             answer = record["answers"][0]
             if by_words:
                 tokens = tokenizer.convert_ids_to_tokens(context)
-                answer_span = _word_answer_span(record["context"], offsets, tokens, answer, tokenizer)
+                answer_span = _word_answer_span(
+                    record["context"], offsets, tokens, answer, tokenizer
+                )
             else:
                 answer_span = _piece_answer_span(record["context"], offsets, answer)
             if answer_span is None:
