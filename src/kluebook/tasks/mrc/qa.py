@@ -8,7 +8,7 @@ Follows the SQuAD v2 pipeline of transformers 3.5.1 that the baseline used:
   it, shrunk to the answer's own tokenisation where that occurs inside them (`mrc_answer_labels`
   `words`; `pieces` labels the first and last token overlapping its characters); unanswerable
   questions and windows that do not hold the whole answer point at the first token; questions
-  whose answer is not at its `answer_start` are dropped;
+  whose answer is not where its `answer_start` says are dropped;
 - prediction takes the 20 best starts and ends per window, keeps spans inside the context, at most
   30 tokens long and starting in their "max-context" window, and answers "" when the null score
   (the lowest first-token start+end over windows) beats the best span by more than 0.
