@@ -2,6 +2,7 @@ import pytest
 import torch
 from conftest import tiny_encoder
 
+from kluebook.errors import KluebookError
 from kluebook.tasks.dp import synthetic as synthetic_dp
 from kluebook.tasks.dp.data import DEPRELS, POS_TAGS
 from kluebook.tasks.dp.metric import uas_micro_f1
@@ -45,6 +46,7 @@ SMALL = {"lstm_size": 16, "arc_size": 16, "label_size": 8, "pos_size": 8}
 
 def test_eojeols_point_at_their_first_and_last_subwords(tokenizer):
     record = {
+        "guid": "dp-0",
         "word_forms": ["민수가", "빵을", "먹는다."],
         "pos": ["NNP+JKS", "NNG+JKO", "VV+EF+SF"],
         "heads": [3, 3, 0],
@@ -64,6 +66,18 @@ def test_eojeols_point_at_their_first_and_last_subwords(tokenizer):
     ]
     assert features["labels"] == [DEPRELS.index("NP_SBJ"), DEPRELS.index("NP_OBJ"), 2]
     assert features["heads"] == [3, 3, 0]
+
+
+def test_an_unknown_pos_tag_is_an_error_naming_the_sentence(tokenizer):
+    record = {
+        "guid": "dp-7",
+        "word_forms": ["민수가", "먹는다."],
+        "pos": ["NNP+JKS", "VV+XX"],
+        "heads": [2, 0],
+        "deprels": ["NP_SBJ", "VP"],
+    }
+    with pytest.raises(KluebookError, match=r"^dp-7: unknown POS tag 'XX'"):
+        encode_parser_input(tokenizer, record)
 
 
 def test_eojeols_cut_by_max_length_point_at_sep(tokenizer, records):
