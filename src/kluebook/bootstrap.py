@@ -96,21 +96,23 @@ def class_counts(
     """Per-item (tp, gold, pred) counts of element-level labels; `item` maps each element to its
     item. The columns are `classes` if given (other labels are dropped), else every label seen."""
     gold, pred, item = np.asarray(gold), np.asarray(pred), np.asarray(item, dtype=int)
-    labels = list(classes) if len(classes) else sorted(set(gold.tolist()) | set(pred.tolist()))
+    seen, ids = np.unique(np.concatenate([gold, pred]), return_inverse=True)
+    labels = list(classes) if len(classes) else seen.tolist()
     column = {label: index for index, label in enumerate(labels)}
+    ids = np.array([column.get(label, -1) for label in seen.tolist()])[ids]
+    gold_ids, pred_ids = ids[: len(gold)], ids[len(gold) :]
     width = len(labels)
 
-    def counts(selected: np.ndarray, values: np.ndarray) -> np.ndarray:
-        ids = np.array([column.get(v, -1) for v in values.tolist()], dtype=int)
-        keep = selected & (ids >= 0)
-        flat = np.bincount(item[keep] * width + ids[keep], minlength=items * width)
+    def counts(selected: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        keep = selected & (columns >= 0)
+        flat = np.bincount(item[keep] * width + columns[keep], minlength=items * width)
         return flat.reshape(items, width)
 
     everything = np.ones(len(gold), dtype=bool)
     return {
-        "tp": counts(gold == pred, gold),
-        "gold": counts(everything, gold),
-        "pred": counts(everything, pred),
+        "tp": counts(gold_ids == pred_ids, gold_ids),
+        "gold": counts(everything, gold_ids),
+        "pred": counts(everything, pred_ids),
     }
 
 
@@ -147,25 +149,44 @@ class Auprc:
     probs: np.ndarray  # (items, classes)
 
     def values(self, weights: np.ndarray) -> np.ndarray:
-        weights = weights.astype(np.int64)
-        areas = []
-        for c in range(self.probs.shape[1]):
-            order = np.argsort(-self.probs[:, c], kind="stable")
-            scores = self.probs[order, c]
-            ends = np.flatnonzero(np.append(scores[1:] != scores[:-1], True))  # one per threshold
-            sorted_weights = weights[:, order]
-            positive = (self.gold[order] == c).astype(np.int64)
-            tps = np.cumsum(sorted_weights * positive, axis=1)[:, ends].astype(float)
-            seen = np.cumsum(sorted_weights, axis=1)[:, ends].astype(float)
-            # A threshold whose examples were all left out is absent from the resample: it
-            # repeats the previous point (no area), or before any example the start (R=0, P=1).
-            precision = np.divide(tps, seen, out=np.ones_like(tps), where=seen > 0)
-            recall = np.divide(tps, tps[:, -1:], out=np.zeros_like(tps), where=tps[:, -1:] > 0)
-            recall = np.hstack([np.zeros((len(weights), 1)), recall])
-            precision = np.hstack([np.ones((len(weights), 1)), precision])
-            area = (np.diff(recall, axis=1) * (precision[:, 1:] + precision[:, :-1]) / 2).sum(1)
-            areas.append(np.where(tps[:, -1] > 0, area, np.nan))
+        # (items, resamples); float32 holds these integer counts exactly and halves the traffic.
+        by_item = np.ascontiguousarray(weights.T, dtype=np.float32)
+        areas = [self._area(c, by_item) for c in range(self.probs.shape[1])]
         return 100.0 * np.mean(areas, axis=0)
+
+    def _area(self, c: int, by_item: np.ndarray) -> np.ndarray:
+        """Class c's area on each resample. Thresholds are the distinct scores, highest first;
+        only those that hold a positive example add area (recall rises there), each a trapezoid
+        back to the threshold before it. A threshold whose examples were all left out repeats
+        the point before it, or before any example the curve's start (recall 0, precision 1)."""
+        order = np.argsort(-self.probs[:, c], kind="stable")
+        scores = self.probs[order, c]
+        new = np.append(True, scores[1:] != scores[:-1])
+        group = np.cumsum(new) - 1  # threshold of each sorted example
+        ends = np.append(np.flatnonzero(new)[1:] - 1, len(scores) - 1)
+        positive = self.gold[order] == c
+        rising = np.unique(group[positive])
+        if not len(rising):
+            return np.full(by_item.shape[1], np.nan)
+        needed = np.union1d(rising, rising - 1)
+        needed = needed[needed >= 0]
+        positions = ends[needed]
+        in_order = by_item[order[: positions[-1] + 1]]
+        starts = np.append(0, positions[:-1] + 1)
+        seen = np.cumsum(np.add.reduceat(in_order, starts, axis=0), axis=0)
+        positives_seen = np.cumsum(positive)[positions]  # positive examples up to each point
+        cumulative = np.cumsum(by_item[order[positive]], axis=0)
+        tps = np.where(positives_seen[:, None] > 0, cumulative[positives_seen - 1], 0.0)
+        tps, seen, total = tps.astype(float), seen.astype(float), cumulative[-1].astype(float)
+        precision = np.divide(tps, seen, out=np.ones_like(tps), where=seen > 0)
+        recall = np.divide(tps, total, out=np.zeros_like(tps), where=total > 0)
+        at = np.searchsorted(needed, rising)
+        before = at - 1
+        start = rising == 0  # the first threshold: the trapezoid back to (0, 1)
+        r_before = np.where(start[:, None], 0.0, recall[np.maximum(before, 0)])
+        p_before = np.where(start[:, None], 1.0, precision[np.maximum(before, 0)])
+        area = ((recall[at] - r_before) * (precision[at] + p_before) / 2).sum(axis=0)
+        return np.where(total > 0, area, np.nan)
 
 
 # --- Units, resamples and replicates ---------------------------------------------------------
@@ -199,12 +220,8 @@ def units_of(task: Task, records: list[dict]) -> np.ndarray:
 
 def multiplicities(units: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """(resamples, units) counts: how often each unit is drawn in each resample."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, units, size=(resamples, units))
-    rows = np.repeat(np.arange(resamples), units)
-    return np.bincount(rows * units + draws.ravel(), minlength=resamples * units).reshape(
-        resamples, units
-    )
+    draws = np.random.default_rng(seed).integers(0, units, size=(resamples, units))
+    return np.array([np.bincount(row, minlength=units) for row in draws])
 
 
 def fast_statistics(task: Task, records: list[dict], predictions: dict) -> dict:
@@ -218,14 +235,13 @@ def fast_statistics(task: Task, records: list[dict], predictions: dict) -> dict:
     if own is not None:
         statistics.update(own(records, predictions))
     module = task.module
-    for key in _unit_entry(task).get("mean_of_keys", []):
-        totals, counts = [], []
-        for record in records:
-            size = len(module.gold_keys([record]))
-            value = module.score([record], predictions)[key]
-            totals.append(value * size / 100.0)
-            counts.append(size)
-        statistics[key] = Mean(np.array(totals), np.array(counts, dtype=float))
+    keys = _unit_entry(task).get("mean_of_keys", [])
+    if keys:
+        sizes = np.array([len(module.gold_keys([record])) for record in records], dtype=float)
+        alone = [module.score([record], predictions) for record in records]
+        for key in keys:
+            means = np.array([scores[key] for scores in alone]) / 100.0
+            statistics[key] = Mean(means * sizes, sizes)
     return statistics
 
 
