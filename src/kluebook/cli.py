@@ -268,10 +268,9 @@ def report() -> None:
     results.csv, results.json and model-index snippets, and the status page; from the task
     registry and the records, the task table, prediction formats, methods pages, a landing page
     per task, and the table of contents that puts each task's runs under its page."""
-    from kluebook.pages import write_pages
-    from kluebook.report import write_report
+    from kluebook.report import write_generated
 
-    for path in [*write_report(), *write_pages()]:
+    for path in write_generated():
         typer.echo(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 

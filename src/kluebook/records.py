@@ -16,7 +16,7 @@ from pathlib import Path
 from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.paths import CHECKOUT, scrub
+from kluebook.paths import CHECKOUT, RESULTS, scrub
 
 RECORD_SCHEMA = 1
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -142,6 +142,12 @@ def read_record(path: str | Path) -> dict | None:
         return read_json(path)
     except KluebookError:
         return None
+
+
+def load_records(results: Path = RESULTS) -> list[dict]:
+    """Every readable record under results/."""
+    found = (read_record(path) for path in sorted(results.rglob("*.json")))
+    return [r for r in found if r is not None and "task" in r]
 
 
 def write_record(path: str | Path, record: dict) -> None:

@@ -1,0 +1,153 @@
+"""The numbers of the tables: published rows from configs/published_scores.csv (the KLUE
+README's test-set scores, with their source) and reproduced rows from the run records (a row per
+profile, model, data source and configuration; its seeds pooled per metric)."""
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from kluebook.checkpoints import model_entry, registered_models
+from kluebook.links import run_page
+from kluebook.paths import CONFIGS, ROOT
+from kluebook.tasks import all_tasks
+
+SOURCE_SPLITS = {
+    "generated": "dev (generated)",
+    "official": "dev (KLUE v1.1)",
+    "hub": "validation (klue/klue, v1)",
+}
+
+
+def published_scores(table: str = "current") -> pd.DataFrame:
+    """The published numbers of one table, long: model, task, metric, value, split, source."""
+    frame = pd.read_csv(CONFIGS / "published_scores.csv")
+    return frame[frame["table"] == table].reset_index(drop=True)
+
+
+@cache
+def published_sizes() -> dict[str, str]:
+    """The size (base, large, …) of each model of the published tables, from models.yaml."""
+    with open(CONFIGS / "models.yaml", encoding="utf-8") as handle:
+        registry = yaml.safe_load(handle)
+    sizes = {e["published"]: e["size"] for e in registered_models().values() if "published" in e}
+    sizes.update({name: e["size"] for name, e in (registry.get("published_only") or {}).items()})
+    return sizes
+
+
+@dataclass
+class Cell:
+    """One number of a table: a published value, or the seeds of a reproduced configuration."""
+
+    values: list[float]
+    runs: list[tuple[int, str | None]] = field(default_factory=list)  # (seed, run page)
+
+    @property
+    def mean(self) -> float:
+        return statistics.mean(self.values)
+
+    @property
+    def sd(self) -> float | None:
+        return statistics.stdev(self.values) if len(self.values) > 1 else None
+
+
+@dataclass
+class Row:
+    """One row of the KLUE table: a published model, or a reproduced configuration."""
+
+    label: str
+    kind: str  # "published" or "reproduced"
+    size: str
+    split: str
+    cells: dict[tuple[str, str], Cell]
+    model: str = ""
+    profile: str = ""
+    data_source: str = ""
+    config: str = "default"
+    source: str = ""
+
+    @property
+    def published_name(self) -> str | None:
+        return model_entry(self.model).get("published") if self.kind == "reproduced" else None
+
+
+def model_order(model: str) -> tuple:
+    known = list(registered_models())
+    return (known.index(model), "") if model in known else (len(known), model)
+
+
+def record_order(record: dict) -> tuple:
+    order = list(all_tasks())
+    task = order.index(record["task"]) if record["task"] in order else len(order)
+    return (
+        task,
+        record["profile"],
+        model_order(record["model"]),
+        record.get("config", ""),
+        record["seed"],
+    )
+
+
+def reproduced_rows(records: list[dict], root: Path = ROOT) -> list[Row]:
+    """One row per (profile, model, data source, configuration), its seeds pooled per metric."""
+    groups: dict[tuple, dict] = defaultdict(lambda: defaultdict(lambda: Cell([])))
+    for record in records:
+        if record.get("status") != "succeeded":
+            continue
+        key = (
+            record["profile"],
+            record["model"],
+            record["data_source"],
+            record.get("config", "default"),
+        )
+        for metric, value in (record.get("metrics") or {}).items():
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                continue
+            cell = groups[key][(record["task"], metric)]
+            cell.values.append(float(value))
+            cell.runs.append((record["seed"], run_page(record, root)))
+    rows = []
+    for (profile, model, source, config), cells in groups.items():
+        for cell in cells.values():
+            order = sorted(range(len(cell.runs)), key=lambda i: cell.runs[i][0])
+            cell.values = [cell.values[i] for i in order]
+            cell.runs = [cell.runs[i] for i in order]
+        rows.append(
+            Row(
+                label=model,
+                kind="reproduced",
+                size=model_entry(model).get("size", "base"),
+                split=SOURCE_SPLITS.get(source, source),
+                cells=dict(cells),
+                model=model,
+                profile=profile,
+                data_source=source,
+                config=config,
+            )
+        )
+    return sorted(
+        rows, key=lambda r: (r.profile == "smoke", r.profile, model_order(r.model), r.config)
+    )
+
+
+def published_rows(published: pd.DataFrame) -> list[Row]:
+    """One row per model of a published table, in the table's order."""
+    rows = []
+    for model, part in published.groupby("model", sort=False):
+        cells = {(r.task, r.metric): Cell([float(r.value)]) for r in part.itertuples()}
+        rows.append(
+            Row(
+                label=model,
+                kind="published",
+                size=published_sizes().get(model, "unknown"),
+                split=str(part["split"].iloc[0]),
+                cells=cells,
+                source=str(part["source"].iloc[0]),
+            )
+        )
+    return rows
