@@ -16,6 +16,7 @@ from kluebook.checkpoints import model_entry, registered_models
 from kluebook.links import run_page
 from kluebook.paths import CONFIGS, ROOT
 from kluebook.tasks import all_tasks
+from kluebook.uncertainty import attach_intervals
 
 SOURCE_SPLITS = {
     "generated": "dev (generated)",
@@ -46,6 +47,8 @@ class Cell:
 
     values: list[float]
     runs: list[tuple[int, str | None]] = field(default_factory=list)  # (seed, run page)
+    interval: dict | None = None  # 95% bootstrap interval {low, high} (kluebook.uncertainty)
+    seed_replicates: list = field(default_factory=list, repr=False)  # per seed, resampled
 
     @property
     def mean(self) -> float:
@@ -130,6 +133,7 @@ def reproduced_rows(records: list[dict], root: Path = ROOT) -> list[Row]:
                 config=config,
             )
         )
+    attach_intervals(rows, records, root)
     return sorted(
         rows, key=lambda r: (r.profile == "smoke", r.profile, model_order(r.model), r.config)
     )

@@ -383,7 +383,7 @@ def compare_command(
     and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
     """
     from kluebook import compare
-    from kluebook.report import load_records
+    from kluebook.records import load_records
     from kluebook.tasks import get_task
 
     chosen = get_task(task)
