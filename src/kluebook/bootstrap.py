@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import yaml
 
 from kluebook.errors import KluebookError
 from kluebook.scoring import index_predictions
@@ -197,17 +198,10 @@ def unit_name(task: Task) -> str:
 
 
 def _unit_entry(task: Task) -> dict:
-    entry = getattr(task, "resampling_unit", None) or _read_unit_entry(task)
-    if "name" not in entry:
-        raise KluebookError(f"{task.name}: task.yaml has no resampling_unit.name")
-    return entry
-
-
-def _read_unit_entry(task: Task) -> dict:
-    import yaml
-
+    """The task.yaml's `resampling_unit`; without one, each record is a unit, a `record`."""
     with open(task.folder / "task.yaml", encoding="utf-8") as handle:
-        return yaml.safe_load(handle).get("resampling_unit") or {}
+        entry = yaml.safe_load(handle).get("resampling_unit") or {}
+    return {"name": "record", **entry}
 
 
 def units_of(task: Task, records: list[dict]) -> np.ndarray:
@@ -368,4 +362,5 @@ def paired_difference(
     low, high = np.percentile(diff, [tail, 100.0 - tail])
     below = (1 + np.sum(diff <= 0)) / (1 + len(diff))
     above = (1 + np.sum(diff >= 0)) / (1 + len(diff))
-    return Difference(metric, a, b, a - b, float(low), float(high), min(1.0, 2 * min(below, above)))
+    p_value = float(min(1.0, 2 * min(below, above)))
+    return Difference(metric, a, b, a - b, float(low), float(high), p_value)
