@@ -128,7 +128,7 @@ def table(task: Task, gold: list[dict], a: Side, b: Side, results) -> str:
         f"{task.name}: A = {a.label}, B = {b.label}",
         f"paired bootstrap over {units} {bootstrap.unit_name(task)}s"
         f"{' and the seeds' if len(a.metrics) + len(b.metrics) > 2 else ''}, "
-        f"{bootstrap.RESAMPLES} resamples (seed {bootstrap.SEED}); 95% percentile intervals",
+        f"{bootstrap.RESAMPLES:,} resamples (seed {bootstrap.SEED}); 95% percentile intervals",
         "",
         f"{'metric':<22}{'A':>8}{'B':>8}{'A - B':>8}  {'95% interval':<18}{'p':>7}  verdict",
     ]

@@ -154,7 +154,7 @@ def resolution_text(task: Task, records: list[dict]) -> str:
     labels = {m.key: m.label for m in task.metrics}
     lines = [
         f"Each run records a 95% bootstrap interval of every metric, resampling the dev set by "
-        f"{unit} ({bootstrap.RESAMPLES} resamples). A typical half-width, the median over the "
+        f"{unit} ({bootstrap.RESAMPLES:,} resamples). A typical half-width, the median over the "
         "runs, is how large a difference between two single runs this dev set can resolve; "
         "`kluebook compare` tests a difference directly (see {doc}`/book/uncertainty`).\n",
         "| profile | data | dev size | typical half-width |",
