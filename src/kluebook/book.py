@@ -41,6 +41,8 @@ PAGE_CODE = (
     "downloads.py",
     "status_page.py",
     "records.py",
+    "run_pages.py",
+    "runner.py",
     "pages.py",
     "result_figures.py",
     "model_index.py",

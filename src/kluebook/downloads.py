@@ -9,10 +9,12 @@ import pandas as pd
 from kluebook.aggregation import (
     SOURCE_SPLITS,
     Row,
+    code_today,
     model_order,
     published_scores,
     record_order,
     reproduced_rows,
+    stale_reason,
 )
 from kluebook.links import run_page
 from kluebook.paths import GENERATED, ROOT
@@ -74,6 +76,7 @@ def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
         "data_checksum",
         "finished_at",
     )
+    today = code_today(records)
     runs = []
     for record in sorted(records, key=record_order):
         row = {k: record.get(k) for k in keep if k in record}
@@ -81,6 +84,7 @@ def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
         row["split"] = SOURCE_SPLITS.get(record["data_source"], record["data_source"])
         page = run_page(record, root)
         row["page"] = f"{page}.html" if page else None
+        row["stale"] = stale_reason(record, today) or None
         runs.append(row)
     return runs
 
@@ -103,6 +107,8 @@ def aggregate_rows(rows: list[Row]) -> list[dict]:
                     "sd": None if cell.sd is None else round(cell.sd, 4),
                     **_interval_columns(cell.interval),
                     "pages": [f"{p}.html" for _, p in cell.runs if p],
+                    "stale": cell.stale or None,  # the inputs changed since these runs
+                    "not_pooled": cell.not_pooled,
                 }
             )
     return out

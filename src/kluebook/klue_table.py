@@ -46,8 +46,22 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
         f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}"
         f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
         f"{spread}n={n}</span>"
-        f'<span class="runs">{links}</span></td>'
+        f'<span class="runs">{links}</span>{pooling_note(cell)}</td>'
     )
+
+
+def pooling_note(cell: Cell) -> str:
+    """Below a reproduced cell: whether its runs are stale, and the runs it leaves out."""
+    note = ""
+    if cell.stale:
+        note += (
+            f'<span class="stale" title="made before its {html.escape(cell.stale)} changed">'
+            f"stale: {html.escape(cell.stale)} changed</span>"
+        )
+    if cell.not_pooled:
+        s = "s" if cell.not_pooled > 1 else ""
+        note += f'<span class="not-pooled">{cell.not_pooled} older run{s} not pooled</span>'
+    return note
 
 
 def row_head(row: Row, notes: dict[str, str]) -> str:

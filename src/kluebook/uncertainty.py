@@ -56,30 +56,21 @@ def _seed_replicates(task: Task, runs: list[dict], root: Path) -> list[dict] | N
     return _SEED_REPLICATES[key]
 
 
-def attach_intervals(rows: list, records: list[dict], root: Path) -> None:
-    """Give each reproduced cell its interval (`cell.interval`) and its runs' resampled values
-    (`cell.seed_replicates`, for paired comparisons), from the runs behind it."""
-    runs: dict[tuple, list[dict]] = defaultdict(list)
-    for record in records:
-        if record.get("status") == "succeeded":
-            key = (record["profile"], record["model"], record["data_source"])
-            runs[(*key, record.get("config", "default"), record["task"])].append(record)
-    for row in rows:
-        for (task_name, metric), cell in row.cells.items():
-            found = sorted(
-                runs.get((row.profile, row.model, row.data_source, row.config, task_name), []),
-                key=lambda r: r["seed"],
-            )
-            if not found:
-                continue
-            if len(found) == 1 and metric in (found[0].get("intervals") or {}):
-                cell.interval = found[0]["intervals"][metric]
-            per_seed = _comparable(found) and _seed_replicates(get_task(task_name), found, root)
-            if per_seed and metric in per_seed[0]:
-                cell.seed_replicates = [values[metric] for values in per_seed]
-                if len(found) > 1:
-                    pooled = bootstrap.pooled(cell.seed_replicates)
-                    cell.interval = bootstrap.percentile_interval(pooled)
+def attach_intervals(cells: dict, task_name: str, runs: list[dict], root: Path) -> None:
+    """Give the cells of one task in one row their interval (`cell.interval`) and their runs'
+    resampled values (`cell.seed_replicates`, for paired comparisons); `runs` are the runs the
+    cells pool, by seed."""
+    per_seed = _comparable(runs) and _seed_replicates(get_task(task_name), runs, root)
+    for (task, metric), cell in cells.items():
+        if task != task_name:
+            continue
+        if len(runs) == 1 and metric in (runs[0].get("intervals") or {}):
+            cell.interval = runs[0]["intervals"][metric]
+        if per_seed and metric in per_seed[0]:
+            cell.seed_replicates = [values[metric] for values in per_seed]
+            if len(runs) > 1:
+                pooled = bootstrap.pooled(cell.seed_replicates)
+                cell.interval = bootstrap.percentile_interval(pooled)
 
 
 def _comparable(runs: list[dict]) -> bool:
