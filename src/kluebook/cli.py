@@ -442,7 +442,7 @@ def compare_command(
     and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
     """
     from kluebook import compare
-    from kluebook.records import load_records
+    from kluebook.records import read_records
     from kluebook.tasks import get_task
 
     chosen = get_task(task)
@@ -456,7 +456,7 @@ def compare_command(
     elif any(files):
         raise KluebookError("give two predictions files or two configurations, not one of each")
     else:
-        gold_records, sides = compare.from_records(chosen, load_records(), a, b)
+        gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
     results = compare.compare(chosen, *sides)
     typer.echo(compare.table(chosen, gold_records, *sides, results))
 

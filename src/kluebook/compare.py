@@ -53,7 +53,8 @@ def record_gold(task: Task, record: dict) -> list[dict]:
 
 def configuration_runs(task: Task, records: list[dict], name: str) -> list[dict]:
     """The succeeded runs of `task` whose configuration label or model is `name`, of one
-    configuration (profile, model, data source, label), ordered by seed."""
+    configuration (profile, model, data source, label), ordered by seed: those its table cell
+    pools (made from the same inputs, current ones first)."""
     runs = [r for r in records if r.get("task") == task.name and r.get("status") == "succeeded"]
     chosen = [r for r in runs if r.get("config") == name] or [
         r for r in runs if r.get("model") == name and r.get("config", "default") == "default"
@@ -67,7 +68,9 @@ def configuration_runs(task: Task, records: list[dict], name: str) -> list[dict]
     if len(kinds) > 1:
         shown = "; ".join("/".join(str(part) for part in kind) for kind in sorted(kinds))
         raise KluebookError(f"{name!r} names several configurations: {shown}")
-    return sorted(chosen, key=lambda r: r["seed"])
+    from kluebook.aggregation import code_today, pooled  # the runs its table cell pools
+
+    return pooled(chosen, code_today(chosen))[0]
 
 
 def from_records(task: Task, records: list[dict], a: str, b: str, root: Path = ROOT):

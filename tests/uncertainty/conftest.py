@@ -15,6 +15,12 @@ _spec.loader.exec_module(bootstrap_speed)
 
 
 @pytest.fixture(scope="session")
+def imperfect_predictions():
+    """benchmarks/bootstrap_speed.py's gold-with-errors prediction lines, for any task."""
+    return bootstrap_speed.imperfect_predictions
+
+
+@pytest.fixture(scope="session")
 def smoke_dev():
     """task -> (gold records, imperfect prediction lines) on the task's generated dev set."""
     cache = {}

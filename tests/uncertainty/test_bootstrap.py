@@ -60,10 +60,8 @@ REAL = Path(os.environ.get("KLUEBOOK_DATA_DIR", "data/klue_benchmark"))
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task_name", ["ynat", "ner", "dp", "sts", "nli"])
-def test_fast_forms_equal_the_official_score_on_real_dev_files(task_name):
+def test_fast_forms_equal_the_official_score_on_real_dev_files(task_name, imperfect_predictions):
     import random
-
-    from conftest import bootstrap_speed
 
     task = get_task(task_name)
     path = REAL / task.files["dev"]
@@ -71,9 +69,7 @@ def test_fast_forms_equal_the_official_score_on_real_dev_files(task_name):
     if not path.is_file():
         pytest.skip(f"no {task.files['dev']} under KLUEBOOK_DATA_DIR")
     records = task.module.read_official(path)
-    rows = bootstrap_speed.imperfect_predictions(
-        task_name, task.module.gold_predictions(records), random.Random(3)
-    )
+    rows = imperfect_predictions(task_name, task.module.gold_predictions(records), random.Random(3))
     fast, official, keys = _official_and_fast(task_name, records, rows, resamples=3)
     for key in keys:
         np.testing.assert_allclose(fast[key], official[key], rtol=0, atol=1e-9)

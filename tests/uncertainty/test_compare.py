@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest import bootstrap_speed
 from typer.testing import CliRunner
 
 from kluebook.book import copy_sources
@@ -21,14 +20,14 @@ def _write_jsonl(path, rows):
 
 
 @pytest.fixture
-def files(tmp_path):
+def files(tmp_path, imperfect_predictions):
     """An NLI dev file, a good and a poor predictions file, and one missing a line."""
     task = get_task("nli")
     gold = task.module.generate(seed=2, dev_size=600)["dev"]
     task.module.write_official(gold, tmp_path / "dev.json")
     lines = task.module.gold_predictions(gold)
     good = [dict(r) for r in lines]
-    poor = bootstrap_speed.imperfect_predictions("nli", [dict(r) for r in lines], random.Random(1))
+    poor = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(1))
     return {
         "gold": str(tmp_path / "dev.json"),
         "good": _write_jsonl(tmp_path / "good.jsonl", good),
