@@ -22,6 +22,7 @@ from kluebook.links import run_page
 from kluebook.paths import CONFIGS, ROOT
 from kluebook.records import current_code, stale_inputs
 from kluebook.tasks import all_tasks
+from kluebook.uncertainty import attach_intervals
 
 SOURCE_SPLITS = {
     "generated": "dev (generated)",
@@ -54,6 +55,8 @@ class Cell:
     runs: list[tuple[int, str | None]] = field(default_factory=list)  # (seed, run page)
     stale: str = ""  # the inputs that changed since these runs were made ("" if current)
     not_pooled: int = 0  # the runs of the configuration made from other inputs
+    interval: dict | None = None  # 95% bootstrap interval {low, high} (kluebook.uncertainty)
+    seed_replicates: list = field(default_factory=list, repr=False)  # per seed, resampled
 
     @property
     def mean(self) -> float:
@@ -169,6 +172,7 @@ def reproduced_rows(records: list[dict], root: Path = ROOT) -> list[Row]:
                     )
                     cell.values.append(float(value))
                     cell.runs.append((record["seed"], run_page(record, root)))
+            attach_intervals(cells, task, chosen, root)
         rows.append(
             Row(
                 label=model,

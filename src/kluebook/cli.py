@@ -421,6 +421,46 @@ def score(
     typer.echo(json.dumps(metrics, ensure_ascii=False))
 
 
+@app.command("compare")
+def compare_command(
+    a: Annotated[
+        str, typer.Argument(help="A: a predictions file, a model id or a configuration label.")
+    ],
+    b: Annotated[str, typer.Argument(help="B: the same kind as A.")],
+    task: Annotated[str, typer.Option(help=f"One of {TASK_NAMES}.")],
+    gold: Annotated[
+        Path | None,
+        typer.Option(help="With predictions files: the official dev file; omit for the hub split."),
+    ] = None,
+) -> None:
+    """Is A better than B on the task's dev set? A paired bootstrap per official metric.
+
+    A and B are two predictions files (scored against `--gold` as `kluebook score` does), or two
+    configurations of the records under results/: a model id, or a configuration label of a
+    sweep (`learning_rate=0.001`), each with all its seeds. Both are resampled over the same
+    dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
+    and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
+    """
+    from kluebook import compare
+    from kluebook.records import read_records
+    from kluebook.tasks import get_task
+
+    chosen = get_task(task)
+    files = [compare.is_predictions_file(name) for name in (a, b)]
+    if all(files):
+        for name in (a, b):
+            if not Path(name).is_file():
+                raise KluebookError(f"no predictions file {name}")
+        gold_records = compare.load_gold(chosen, gold)
+        sides = compare.from_files(chosen, gold_records, Path(a), Path(b))
+    elif any(files):
+        raise KluebookError("give two predictions files or two configurations, not one of each")
+    else:
+        gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
+    results = compare.compare(chosen, *sides)
+    typer.echo(compare.table(chosen, gold_records, *sides, results))
+
+
 @app.command("tasks")
 def list_tasks() -> None:
     """List the tasks, their official metrics and whether their notebook exists."""

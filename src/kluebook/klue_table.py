@@ -11,6 +11,7 @@ from kluebook.aggregation import Cell, Row
 from kluebook.klue_marks import emphasis, emphasise
 from kluebook.links import href, task_page
 from kluebook.tasks import Metric, Task
+from kluebook.uncertainty import cell_title, runner_up_ties
 
 
 def short_name(task: Task) -> str:
@@ -24,7 +25,7 @@ def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
     return [(task, metric) for task in tasks for metric in task.metrics]
 
 
-def cell_html(row: Row, cell: Cell | None, mark: str, page: str) -> str:
+def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> str:
     if cell is None:
         return '<td class="num missing">—</td>'
     if row.kind == "published":
@@ -37,8 +38,12 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str) -> str:
         else f"s{seed}"
         for (seed, run), value in zip(cell.runs, cell.values, strict=True)
     )
+    title = cell_title(cell)  # its bootstrap interval, on hover
+    attribute = f' title="{html.escape(title)}"' if title else ""
+    tie = f'<span class="tie" title="{html.escape(tie)}">≈</span>' if tie else ""
     return (
-        f'<td class="num">{emphasise(f"{cell.mean:.2f}", mark)}'
+        f'<td class="num"{attribute}>'
+        f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}"
         f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
         f"{spread}n={n}</span>"
         f'<span class="runs">{links}</span>{pooling_note(cell)}</td>'
@@ -117,6 +122,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 f'<span class="section-title">{section.empty}</span></td></tr>'
             )
         marks = emphasis(section.rows, cols) if section.mark_best else {}
+        ties = runner_up_ties(section.rows, marks, cols) if section.mark_best else {}
         for i, row in enumerate(section.rows):
             cells = "".join(
                 cell_html(
@@ -124,6 +130,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                     row.cells.get((t.name, m.key)),
                     marks.get((i, f"{t.name}/{m.key}"), ""),
                     page,
+                    ties.get((i, f"{t.name}/{m.key}"), ""),
                 )
                 for t, m in cols
             )

@@ -143,6 +143,7 @@ def device_description() -> str:
 # The shared modules a run's numbers depend on; report, page (run_pages), plots, book and CLI
 # code are not here, so changing them re-executes nothing.
 RUN_CODE = (
+    "bootstrap.py",
     "checkpoints.py",
     "data.py",
     "json_files.py",

@@ -23,6 +23,7 @@ from kluebook import records
 from kluebook.json_files import write_text_if_changed
 from kluebook.myst import list_table
 from kluebook.paths import ROOT, scrub
+from kluebook.uncertainty import scores_text
 
 # Outputs that are progress or widget state, not results.
 WIDGET_TYPES = (
@@ -172,10 +173,7 @@ def switches_text(spec, record: dict) -> str:
 def card(spec, record: dict) -> str:
     """The run card: what the run is, what it ran on, and how to run it again."""
     task = spec.task
-    metrics = record.get("metrics") or {}
-    scores = ", ".join(
-        f"{m.label} {metrics[m.key]:.2f}" for m in task.metrics if metrics.get(m.key) is not None
-    )
+    scores = scores_text(task, record)  # each metric with its 95% bootstrap interval
     best, last = record.get("best_checkpoint") or {}, record.get("last_checkpoint") or {}
     checkpoint = (
         f" (best dev checkpoint: step {best['step']} of {last['step']})"
