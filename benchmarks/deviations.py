@@ -235,13 +235,13 @@ def mrc_run(recipe, seed: int, train_limit: int) -> dict:
         columns = {k: v for k, v in features.items() if k in tokenizer.model_input_names}
         return datasets.Dataset.from_dict({**columns, **labels})
 
+    set_active_recipe(recipe)  # the labels and the n-best search follow the recipe's switches
     train_features = qa.train_features(train, tokenizer, recipe.max_length)
     labels = {k: train_features[k] for k in ("start_positions", "end_positions")}
     dev_features, dev_windows = qa.eval_features(dev, tokenizer, recipe.max_length)
     dev_set = as_dataset(dev_features, qa.window_labels(dev, dev_windows))
     started = time.perf_counter()
     seed_everything(seed)
-    set_active_recipe(recipe)  # the n-best search follows the recipe's padding
     model = AutoModelForQuestionAnswering.from_pretrained(checkpoint)
     result = fine_tune(
         model,

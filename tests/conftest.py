@@ -143,3 +143,119 @@ def fit_with_lightning(module, batches: int, **settings) -> None:
             torch.utils.data.DataLoader(train, batch_size=1),
             torch.utils.data.DataLoader(dev),
         )
+
+
+def valid_record(fields: dict):
+    """A `RunRecord` with `fields` (task, profile, model, seed, metrics, status…), completed
+    with what `kluebook run` would record; made from today's code and notebook of its task unless
+    `fields` holds its `inputs`. A failed run keeps no outcome."""
+    from kluebook import records
+    from kluebook.tasks import get_task
+
+    task = get_task(fields.get("task", "ynat"))
+    parameters = {
+        "model": fields.get("model", "kluebook/tiny-roberta"),
+        "profile": fields.get("profile", "smoke"),
+        "data_source": fields.get("data_source", "generated"),
+        "data_dir": "",
+        "seed": fields.get("seed", 1),
+        "output_dir": ".cache/outputs",
+    }
+    inputs = records.Inputs.model_validate(
+        fields.get("inputs")
+        or {
+            **records.current_code(task),
+            "parameters": records.text_digest(str(parameters)),
+            "data": "generated-data",
+        }
+    )
+    record = {
+        "task": task.name,
+        "task_version": task.version,
+        **{k: parameters[k] for k in ("model", "profile", "seed", "data_source")},
+        "parameters": parameters,
+        "finished_at": "2026-01-02T03:04:05+00:00",
+        "wall_time_s": 1.0,
+        "status": "succeeded",
+        **fields,
+        "inputs": inputs,
+        "fingerprint": inputs.fingerprint,
+    }
+    if record["status"] == "succeeded":
+        outcome = {
+            "model_revision": "built locally",
+            "recipe": {},
+            "data_checksum": "d",
+            "metrics": {},
+        }
+        record = {**outcome, **record}
+    else:
+        outcome_fields = set(records.Outcome.model_fields)
+        record = {k: v for k, v in record.items() if k not in outcome_fields}
+        record.setdefault("error", "RuntimeError: failed")
+    return records.RunRecord.model_validate(record)
+
+
+# The special tokens of the released checkpoints, in their vocabulary order.
+RELEASED_SPECIAL_TOKENS = {
+    "bert": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],  # klue/bert-base
+    "roberta": ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"],  # klue/roberta-*
+}
+
+
+def standin_checkpoint(folder, family: str, texts, vocab_size: int = 3000, hidden_size: int = 32):
+    """A randomly initialised checkpoint shaped like a released KLUE model, saved in `folder`.
+
+    `bert`: klue/bert-base's shape (model_type bert, two token types, 512 positions, [PAD] = 0).
+    `roberta`: klue/roberta-*'s (model_type roberta, one token type, 514 positions, [CLS] [PAD]
+    [SEP] = 0 1 2 as bos, pad and eos, and a BertTokenizer named only by config.json's
+    `tokenizer_class`, as the released tokenizer_config.json names none). The WordPiece
+    vocabulary is learned from `texts` by `kluebook.tiny_model.wordpiece_vocabulary` (the same
+    in every process); the encoder is tiny (two layers of `hidden_size`).
+    """
+    import json
+    from pathlib import Path
+
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast, RobertaConfig, RobertaModel
+
+    from kluebook.tiny_model import wordpiece_vocabulary
+
+    specials = RELEASED_SPECIAL_TOKENS[family]
+    learned = [t for t in wordpiece_vocabulary(texts, vocab_size) if t not in specials]
+    vocab = {token: index for index, token in enumerate([*specials, *learned])}
+    ends = {"bos_token": "[CLS]", "eos_token": "[SEP]"} if family == "roberta" else {}
+    tokenizer = BertTokenizerFast(vocab=vocab, do_lower_case=False, model_max_length=512, **ends)
+    size = {
+        "vocab_size": len(vocab),
+        "hidden_size": hidden_size,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 2 * hidden_size,
+    }
+    if family == "bert":
+        config = BertConfig(
+            **size, max_position_embeddings=512, type_vocab_size=2, pad_token_id=vocab["[PAD]"]
+        )
+        model_class = BertModel
+    else:
+        config = RobertaConfig(
+            **size,
+            max_position_embeddings=514,
+            type_vocab_size=1,
+            bos_token_id=vocab["[CLS]"],
+            pad_token_id=vocab["[PAD]"],
+            eos_token_id=vocab["[SEP]"],
+            tokenizer_class="BertTokenizer",
+        )
+        model_class = RobertaModel
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model_class(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    if family == "roberta":
+        settings = Path(folder) / "tokenizer_config.json"
+        entry = json.loads(settings.read_text(encoding="utf-8"))
+        entry.pop("tokenizer_class", None)
+        settings.write_text(json.dumps(entry, ensure_ascii=False, indent=2), encoding="utf-8")
+    return Path(folder)

@@ -42,6 +42,8 @@ PAGE_CODE = (
     "downloads.py",
     "status_page.py",
     "records.py",
+    "run_pages.py",
+    "runner.py",
     "pages.py",
     "result_figures.py",
     "model_index.py",

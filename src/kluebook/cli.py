@@ -184,6 +184,23 @@ def _matrix_path(matrix: Path | None) -> Path | None:
     return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
 
 
+def _plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix) -> list:
+    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
+    matrix = _matrix_path(matrix)
+    from kluebook import runner
+
+    return runner.plan(
+        profile,
+        tasks=_split(tasks),
+        models=_split(models),
+        seeds=seed_list,
+        data_source=data_source,
+        data_dir=data_dir,
+        extra=extra,
+        matrix_path=matrix,
+    )
+
+
 def _run(
     profile,
     tasks,
@@ -197,20 +214,9 @@ def _run(
     quiet,
     execution=("local", 1, None, None, None),
 ) -> bool:
-    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
-    matrix = _matrix_path(matrix)
+    specs = _plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     from kluebook import runner
 
-    specs = runner.plan(
-        profile,
-        tasks=_split(tasks),
-        models=_split(models),
-        seeds=seed_list,
-        data_source=data_source,
-        data_dir=data_dir,
-        extra=extra,
-        matrix_path=matrix,
-    )
     runner.preflight(specs)
     executor = _executor(*execution)
     summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
@@ -219,8 +225,24 @@ def _run(
         f"{len(summary.failed)} failed"
     )
     for spec in summary.failed:
-        typer.echo(f"failed: {spec.task.name} {spec.name} (record: {spec.record_path})", err=True)
+        kept = spec.record_path.exists()
+        beside = f", beside the kept result {_shown(spec.record_path)}" if kept else ""
+        typer.echo(
+            f"failed: {spec.task.name} {spec.name} (recorded in {_shown(spec.failure_path)}"
+            f"{beside}; `kluebook status` lists it)",
+            err=True,
+        )
     return not summary.failed
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def _states(specs) -> list:
+    from kluebook import runner
+
+    return [(spec, runner.run_state(spec)) for spec in specs]
 
 
 @app.command()
@@ -240,17 +262,23 @@ def run(
     threads: Threads = None,
     scheduler: Scheduler = None,
     resources: Resources = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(help="Say which runs would execute, and why, without executing any."),
+    ] = False,
 ) -> None:
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
     Everything is written under the book root: KLUEBOOK_ROOT, else the checkout kluebook runs
-    from, else the current directory. Each run writes an executed notebook to
-    `book/runs/<task>/` and a JSON record to `results/<profile>/<task>/`, named after its model,
-    its overrides (if any) and its seed, so runs of different configurations never overwrite
-    each other. Runs whose record matches (same notebook, parameters, data and the code the run
-    executes) are skipped; a second runner on the same book root waits for a run in progress
-    instead of repeating it. A failing run is recorded as failed, the others go on, and the
-    command exits 1 at the end.
+    from, else the current directory. Each run writes its page to `book/runs/<task>/` and its
+    record, predictions and executed notebook to `results/<profile>/<task>/`, named after its
+    model (a local folder: its name and a hash of its files), its overrides (if any) and its
+    seed, so runs of different configurations never overwrite each other. Runs whose record
+    matches (same notebook, parameters, data and the code the run executes) are skipped; a
+    second runner on the same book root waits for a run in progress instead of repeating it.
+    A failing run is recorded as failed beside its last good result (which it never replaces),
+    the others go on, and the command exits 1 at the end. --dry-run says which runs would
+    execute and why.
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
@@ -258,8 +286,39 @@ def run(
     """
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     execution = (executor, jobs, threads, scheduler, resources)
+    if dry_run:
+        states = _states(_plan(*options))
+        chosen = [(s, st) for s, st in states if force or st.state != "current"]
+        for spec, state in states:
+            verb = "would execute" if force or state.state != "current" else "would skip"
+            typer.echo(f"{verb}: {spec.task.name} {spec.name}: {state}")
+        typer.echo(f"would execute {len(chosen)} of {len(states)} runs (dry run: none executed)")
+        return
     if not _run(*options, force, quiet, execution):
         raise typer.Exit(1)
+
+
+@app.command()
+def status(
+    profile: Profile = "smoke",
+    tasks: Tasks = None,
+    models: Models = None,
+    seeds: Seeds = None,
+    data_source: DataSource = None,
+    data_dir: DataDir = None,
+    settings: Settings = [],  # noqa: B006
+    matrix: Matrix = None,
+) -> None:
+    """List every run of a run matrix (the options of `kluebook run`) as current, stale (and
+    which input changed since: notebook, parameters, data, task code, shared code, task
+    version), failed, interrupted, missing or unreadable. Executes nothing."""
+    states = _states(_plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix))
+    counts: dict[str, int] = {}
+    for spec, state in states:
+        typer.echo(f"{spec.task.name} {spec.name}: {state}")
+        counts[state.state] = counts.get(state.state, 0) + 1
+    order = ("current", "stale", "failed", "interrupted", "missing", "unreadable", "unchecked")
+    typer.echo(", ".join(f"{counts.get(name, 0)} {name}" for name in order))
 
 
 @app.command()
@@ -360,6 +419,46 @@ def score(
         )
         metrics[key] = None
     typer.echo(json.dumps(metrics, ensure_ascii=False))
+
+
+@app.command("compare")
+def compare_command(
+    a: Annotated[
+        str, typer.Argument(help="A: a predictions file, a model id or a configuration label.")
+    ],
+    b: Annotated[str, typer.Argument(help="B: the same kind as A.")],
+    task: Annotated[str, typer.Option(help=f"One of {TASK_NAMES}.")],
+    gold: Annotated[
+        Path | None,
+        typer.Option(help="With predictions files: the official dev file; omit for the hub split."),
+    ] = None,
+) -> None:
+    """Is A better than B on the task's dev set? A paired bootstrap per official metric.
+
+    A and B are two predictions files (scored against `--gold` as `kluebook score` does), or two
+    configurations of the records under results/: a model id, or a configuration label of a
+    sweep (`learning_rate=0.001`), each with all its seeds. Both are resampled over the same
+    dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
+    and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
+    """
+    from kluebook import compare
+    from kluebook.records import read_records
+    from kluebook.tasks import get_task
+
+    chosen = get_task(task)
+    files = [compare.is_predictions_file(name) for name in (a, b)]
+    if all(files):
+        for name in (a, b):
+            if not Path(name).is_file():
+                raise KluebookError(f"no predictions file {name}")
+        gold_records = compare.load_gold(chosen, gold)
+        sides = compare.from_files(chosen, gold_records, Path(a), Path(b))
+    elif any(files):
+        raise KluebookError("give two predictions files or two configurations, not one of each")
+    else:
+        gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
+    results = compare.compare(chosen, *sides)
+    typer.echo(compare.table(chosen, gold_records, *sides, results))
 
 
 @app.command("tasks")

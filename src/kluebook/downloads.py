@@ -9,10 +9,12 @@ import pandas as pd
 from kluebook.aggregation import (
     SOURCE_SPLITS,
     Row,
+    code_today,
     model_order,
     published_scores,
     record_order,
     reproduced_rows,
+    stale_reason,
 )
 from kluebook.links import run_page
 from kluebook.paths import GENERATED, ROOT
@@ -26,7 +28,8 @@ def downloads_markdown(rows: list[Row]) -> str:
         "## Downloads\n\n"
         f"- {{download}}`results.csv <{generated}/results.csv>`: long format, one row per run "
         "and metric (`kind` run), per configuration and metric (`kind` aggregate: its seeds, "
-        "mean and sd) and per published number (`kind` published, with its split and source).\n"
+        "mean, sd and 95% bootstrap interval `ci_low`-`ci_high`; runs carry theirs too) and "
+        "per published number (`kind` published, with its split and source).\n"
         f"- {{download}}`results.json <{generated}/results.json>`: the same, as `runs` (one "
         "object per run, failed ones too, with its metrics and page), `aggregates` and "
         "`published`.\n"
@@ -61,6 +64,7 @@ def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
         "seed",
         "status",
         "metrics",
+        "intervals",
         "error",
         "wall_time_s",
         "notebook_wall_time_s",
@@ -72,6 +76,7 @@ def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
         "data_checksum",
         "finished_at",
     )
+    today = code_today(records)
     runs = []
     for record in sorted(records, key=record_order):
         row = {k: record.get(k) for k in keep if k in record}
@@ -79,6 +84,7 @@ def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
         row["split"] = SOURCE_SPLITS.get(record["data_source"], record["data_source"])
         page = run_page(record, root)
         row["page"] = f"{page}.html" if page else None
+        row["stale"] = stale_reason(record, today) or None
         runs.append(row)
     return runs
 
@@ -99,10 +105,18 @@ def aggregate_rows(rows: list[Row]) -> list[dict]:
                     "seeds": len(cell.values),
                     "mean": round(cell.mean, 4),
                     "sd": None if cell.sd is None else round(cell.sd, 4),
+                    **_interval_columns(cell.interval),
                     "pages": [f"{p}.html" for _, p in cell.runs if p],
+                    "stale": cell.stale or None,  # the inputs changed since these runs
+                    "not_pooled": cell.not_pooled,
                 }
             )
     return out
+
+
+def _interval_columns(interval: dict | None) -> dict:
+    """The 95% bootstrap interval of a cell (kluebook.uncertainty), or None, None."""
+    return {"ci_low": (interval or {}).get("low"), "ci_high": (interval or {}).get("high")}
 
 
 def published_records(published: pd.DataFrame) -> list[dict]:
@@ -136,6 +150,7 @@ def downloads(records: list[dict], root: Path = ROOT) -> tuple[pd.DataFrame, dic
                     "seed": run.get("seed"),
                     "seeds": 1,
                     "value": value,
+                    **_interval_columns((run.get("intervals") or {}).get(metric)),
                     "status": run.get("status"),
                     "page": run.get("page"),
                 }
@@ -150,6 +165,8 @@ def downloads(records: list[dict], root: Path = ROOT) -> tuple[pd.DataFrame, dic
                 "seeds": agg["seeds"],
                 "value": agg["mean"],
                 "sd": agg["sd"],
+                "ci_low": agg["ci_low"],
+                "ci_high": agg["ci_high"],
             }
         )
     for pub in data["published"]:
@@ -165,7 +182,7 @@ def downloads(records: list[dict], root: Path = ROOT) -> tuple[pd.DataFrame, dic
             }
         )
     names = ["kind", "task", "metric", "profile", "model", "config", "data_source", "split"]
-    names += ["seed", "seeds", "value", "sd", "status", "page", "source"]
+    names += ["seed", "seeds", "value", "sd", "ci_low", "ci_high", "status", "page", "source"]
     frame = pd.DataFrame(flat, columns=names)
     frame["seed"] = frame["seed"].astype("Int64")
     frame["seeds"] = frame["seeds"].astype("Int64")

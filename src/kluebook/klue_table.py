@@ -17,6 +17,7 @@ from kluebook.klue_marks import emphasis, emphasise
 from kluebook.links import href, methods_page, task_page
 from kluebook.paths import CONFIGS
 from kluebook.tasks import Metric, Task
+from kluebook.uncertainty import cell_title, runner_up_ties
 
 # The KLUE repositories the table's numbers and metrics come from.
 KLUE_REPOSITORY = "https://github.com/KLUE-benchmark/KLUE"
@@ -78,7 +79,7 @@ def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
     return [(task, metric) for task in tasks for metric in task.metrics]
 
 
-def cell_html(row: Row, cell: Cell | None, mark: str, page: str) -> str:
+def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> str:
     if cell is None:
         return '<td class="num missing">—</td>'
     if row.kind == "published":
@@ -91,12 +92,30 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str) -> str:
         else f"s{seed}"
         for (seed, run), value in zip(cell.runs, cell.values, strict=True)
     )
+    title = cell_title(cell)  # its bootstrap interval, on hover
+    attribute = f' title="{html.escape(title)}"' if title else ""
+    tie = f'<span class="tie" title="{html.escape(tie)}">≈</span>' if tie else ""
     return (
-        f'<td class="num">{emphasise(f"{cell.mean:.2f}", mark)}'
+        f'<td class="num"{attribute}>'
+        f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}"
         f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
         f"{spread}n={n}</span>"
-        f'<span class="runs">{links}</span></td>'
+        f'<span class="runs">{links}</span>{pooling_note(cell)}</td>'
     )
+
+
+def pooling_note(cell: Cell) -> str:
+    """Below a reproduced cell: whether its runs are stale, and the runs it leaves out."""
+    note = ""
+    if cell.stale:
+        note += (
+            f'<span class="stale" title="made before its {html.escape(cell.stale)} changed">'
+            f"stale: {html.escape(cell.stale)} changed</span>"
+        )
+    if cell.not_pooled:
+        s = "s" if cell.not_pooled > 1 else ""
+        note += f'<span class="not-pooled">{cell.not_pooled} older run{s} not pooled</span>'
+    return note
 
 
 def row_head(row: Row, notes: dict[str, str]) -> str:
@@ -199,6 +218,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 f'<span class="section-title">{section.empty}</span></td></tr>'
             )
         best = emphasis(section.rows, cols) if section.mark_best else {}
+        ties = runner_up_ties(section.rows, best, cols) if section.mark_best else {}
         for i, row in enumerate(section.rows):
             cells = "".join(
                 cell_html(
@@ -206,6 +226,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                     row.cells.get((t.name, m.key)),
                     best.get((i, f"{t.name}/{m.key}"), ""),
                     page,
+                    ties.get((i, f"{t.name}/{m.key}"), ""),
                 )
                 for t, m in cols
             )

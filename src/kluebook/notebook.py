@@ -18,6 +18,7 @@ import transformers
 from transformers import AutoConfig
 
 from kluebook import records
+from kluebook.bootstrap import run_intervals
 from kluebook.data import data_checksum, data_dir_for, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
@@ -139,8 +140,8 @@ def model_revision(model: str, checkpoint: str) -> str:
     """The hub commit of a checkpoint, or where a local one came from."""
     if model == TINY_MODEL:
         return f"built locally: {Path(checkpoint).name}"
-    if Path(model).exists():
-        return f"local path: {model}"
+    if records.local_model(model) is not None:
+        return f"local folder: {records.model_id(model)}"
     return getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 
 
@@ -155,18 +156,21 @@ def finish_run(
 ) -> dict:
     """Score the dev predictions, write them and the run's outcome to `output_dir`; return it.
 
-    The metrics are those `kluebook score` gives for the predictions file written here. The
+    The metrics are those `kluebook score` gives for the predictions file written here, each
+    with its bootstrap interval over the dev set (`kluebook.bootstrap`). The
     throughput is the training examples seen (train count x epochs) over the notebook's wall
     time so far, loading and evaluation included: a lower bound on the training speed.
     """
     write_jsonl(run.output_dir / records.PREDICTIONS_FILE, predictions)
+    metrics = run.score(gold, predictions)
     wall_time = time.time() - run.started
     seen = counts.get("train", 0) * run.recipe.as_dict().get("epochs", 0)
     outcome = {
         "model_revision": model_revision(run.model, checkpoint),
         "recipe": run.recipe.as_dict(),
         "deviations": deviations(run.recipe),
-        "metrics": run.score(gold, predictions),
+        "metrics": metrics,
+        **run_intervals(run.task, gold, predictions, metrics),  # intervals, bootstrap
         "best_checkpoint": best,
         "last_checkpoint": last,
         "counts": counts,

@@ -20,6 +20,7 @@ from kluebook.recipes import resolve_recipe
 from kluebook.results_page import figure_path
 from kluebook.tasks import Task, all_tasks
 from kluebook.tiny_model import TINY_MODEL
+from kluebook.uncertainty import resolution_text
 
 # A checkpoint of each recipe size, to show the base and the large recipe side by side.
 RECIPE_COLUMNS = {"base": "klue/roberta-base", "large": "klue/roberta-large"}
@@ -202,6 +203,8 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
         "scores, one panel per metric.\n\n"
         "Dots: one seed's dev score; diamond and bar: their mean ± sd; crosses: published "
         "test scores; smoke runs on axes of their own, the dashed line their floor.\n:::\n",
+        "### What its dev set can resolve\n",
+        resolution_text(task, records),
         "## Runs\n",
     ]
     pages = run_pages(task, records, root)

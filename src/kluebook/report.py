@@ -1,29 +1,39 @@
-"""The results, generated from the run records before the book is built: the results page
-(`results_page`), its figures (`result_figures`), its downloads (`downloads`, `model_index`)
-and the status page (`status_page`)."""
+"""The results, generated from the run records before the book is built: the run pages
+(`run_pages`, from each record and its executed notebook), the results page (`results_page`),
+its figures (`result_figures`), its downloads (`downloads`, `model_index`) and the status page
+(`status_page`)."""
 
 import json
 from pathlib import Path
 
 from kluebook import result_figures
-from kluebook.aggregation import published_rows, published_scores, reproduced_rows
+from kluebook.aggregation import (
+    code_today,
+    published_rows,
+    published_scores,
+    reproduced_rows,
+    stale_reason,
+)
 from kluebook.downloads import downloads
 from kluebook.json_files import write_text_if_changed
 from kluebook.model_index import write_model_index
 from kluebook.pages import write_pages
-from kluebook.paths import GENERATED, RESULTS
-from kluebook.records import load_records
+from kluebook.paths import GENERATED, RESULTS, ROOT
+from kluebook.records import Unreadable, read_records
 from kluebook.results_page import build_contents, figure_path, render
+from kluebook.run_pages import render_page
 from kluebook.status_page import render_status
 from kluebook.tasks import all_tasks
 
+Loaded = tuple[list[dict], list[Unreadable]]
+
 
 def write_report(
-    out_dir: Path = GENERATED, results: Path = RESULTS, records: list[dict] | None = None
+    out_dir: Path = GENERATED, results: Path = RESULTS, loaded: Loaded | None = None
 ) -> list[Path]:
     """Write the results page body, its figures and downloads, and the status page (from
-    `records` when given, else from the records under `results`)."""
-    records = load_records(results) if records is None else records
+    `loaded` records when given, else from the records under `results`)."""
+    records, unreadable = read_records(results) if loaded is None else loaded
     rows = reproduced_rows(records)
     published = published_rows(published_scores())
     frame, data = downloads(records)
@@ -31,7 +41,7 @@ def write_report(
         out_dir / "results.md": render(records),
         out_dir / "results.csv": frame.to_csv(index=False),
         out_dir / "results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n",
-        out_dir / "status.md": render_status(records),
+        out_dir / "status.md": render_status(records, unreadable=unreadable),
         out_dir / "this_build.md": build_contents(records),
     }
     for path, text in texts.items():
@@ -45,8 +55,23 @@ def write_report(
     return paths
 
 
+def write_run_pages(records: list[dict], root: Path = ROOT) -> list[Path]:
+    """The page of every succeeded run, rendered again from its record and executed notebook
+    (a stale one says what changed since); a run of a task that is not here keeps its page."""
+    today = code_today(records)
+    tasks = all_tasks()
+    pages = []
+    for record in records:
+        if record["status"] == "succeeded" and record["task"] in tasks:
+            page = render_page(record, root, stale_reason(record, today))
+            pages += [page] if page else []
+    return pages
+
+
 def write_generated(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
-    """Every generated page of the book, from one reading of the records: the results and status
-    pages (`write_report`), then the registry pages, task pages and contents (`write_pages`)."""
-    records = load_records(results)
-    return [*write_report(out_dir, results, records), *write_pages(out_dir, records)]
+    """Every generated page of the book, from one reading of the records: the run pages, the
+    results and status pages (`write_report`), then the registry pages, task pages and
+    contents (`write_pages`)."""
+    loaded = read_records(results)
+    run_pages = write_run_pages(loaded[0])
+    return [*run_pages, *write_report(out_dir, results, loaded), *write_pages(out_dir, loaded[0])]

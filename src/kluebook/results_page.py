@@ -3,7 +3,7 @@ published numbers, a figure per task, the downloads and the failed runs."""
 
 from pathlib import Path
 
-from kluebook.aggregation import published_rows, published_scores, reproduced_rows
+from kluebook.aggregation import published_rows, published_scores, reproduced_rows, run_key
 from kluebook.downloads import downloads_markdown
 from kluebook.klue_table import (
     KLUE_BASELINE,
@@ -54,15 +54,18 @@ def render(records: list[dict], root: Path = ROOT) -> str:
         "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
         downloads_markdown(rows),
     ]
-    failed = [r for r in records if r.get("status") == "failed"]
+    failed = [r for r in records if r.get("status") in ("failed", "interrupted")]
     if failed:
+        kept = {run_key(r) for r in records if r.get("status") == "succeeded"}
         items = "\n".join(
             f"- {r['task']} · `{r['model']}` · {r['profile']} · {r.get('config', 'default')} · "
             f"seed {r['seed']}: {r.get('error', 'no error recorded')}"
+            + ("; its last good result stays in the table" if run_key(r) in kept else "")
             for r in failed
         )
         parts.append(
-            f"## Failed runs\n\nThese runs failed; they are not in the tables (see the "
+            f"## Failed runs\n\nThe last attempt of these runs failed or was interrupted; a "
+            "failed attempt never replaces a good result (see the "
             f"{{doc}}`status page </book/status>`).\n\n{items}"
         )
     return "\n\n".join(parts) + "\n"

@@ -8,9 +8,12 @@ it will be fine-tuned on, and the result is cached by a hash of that text.
 """
 
 import hashlib
+import heapq
 import shutil
 import tempfile
+from collections import Counter, defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,28 +33,98 @@ SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 TINY_SIZE = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4}
 TINY_DROPOUT = 0.0
 # Part of the cached model's folder name, bumped when the build changes what a cached model
-# holds (2: a fixed vocabulary order; 3: hidden size 128 without dropout).
-BUILD_VERSION = 3
+# holds (2: a fixed vocabulary order; 3: hidden size 128 without dropout; 4: the vocabulary
+# computed here, the same in every process).
+BUILD_VERSION = 4
+
+
+def wordpiece_vocabulary(texts: Iterable[str], vocab_size: int = 2000) -> list[str]:
+    """The WordPiece vocabulary of `texts`, a function of the text alone.
+
+    The words are those BERT's normaliser and pre-tokeniser make (no lower-casing); each starts
+    as its characters, continuations marked `##`. As in the tokenizers library's
+    WordPieceTrainer, pairs of adjacent pieces are merged most frequent first until the
+    vocabulary has `vocab_size` tokens; a tie goes to the pair whose merged token, then whose
+    pieces, sort first (that trainer breaks ties by ids numbered in hash order, which is why
+    its vocabulary changed from process to process). Returned in id order: the special tokens,
+    the characters, bare and as continuations, sorted, then the merged tokens in the order
+    they were learned.
+    """
+    from tokenizers import normalizers, pre_tokenizers
+
+    normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
+    pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    counts = Counter(
+        word
+        for text in texts
+        for word, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(text))
+    )
+    words = [[word[0], *(f"##{char}" for char in word[1:])] for word in counts]
+    frequencies = list(counts.values())
+    pairs: Counter[tuple[str, str]] = Counter()
+    holders: defaultdict[tuple[str, str], set[int]] = defaultdict(set)
+    for index, pieces in enumerate(words):
+        for pair in pairwise(pieces):
+            pairs[pair] += frequencies[index]
+            holders[pair].add(index)
+    # Every character on its own, as a word may start with one seen only inside words, and
+    # every continuation piece.
+    alphabet = {char for word in counts for char in word}
+    alphabet = sorted(alphabet.union(*words) - set(SPECIAL_TOKENS))
+    vocab = [*SPECIAL_TOKENS, *alphabet]
+    known = set(vocab)
+    queue = [(-count, _merged(*pair), pair) for pair, count in pairs.items()]
+    heapq.heapify(queue)
+    while len(vocab) < vocab_size and queue:
+        negative_count, token, pair = heapq.heappop(queue)
+        if pairs.get(pair, 0) != -negative_count:
+            continue  # an entry from before the pair's count changed
+        if token not in known:
+            vocab.append(token)
+            known.add(token)
+        changed = set()
+        for index in holders.pop(pair):
+            pieces, frequency = words[index], frequencies[index]
+            for old in pairwise(pieces):
+                pairs[old] -= frequency
+                changed.add(old)
+            pieces = words[index] = _merge(pieces, pair, token)
+            for new in pairwise(pieces):
+                pairs[new] += frequency
+                holders[new].add(index)
+                changed.add(new)
+        del pairs[pair]
+        for other in changed - {pair}:
+            if pairs[other] > 0:
+                heapq.heappush(queue, (-pairs[other], _merged(*other), other))
+    return vocab
+
+
+def _merged(left: str, right: str) -> str:
+    return left + right.removeprefix("##")
+
+
+def _merge(pieces: list[str], pair: tuple[str, str], token: str) -> list[str]:
+    """`pieces` with every occurrence of `pair`, left to right, replaced by `token`."""
+    merged, index = [], 0
+    while index < len(pieces):
+        if index + 1 < len(pieces) and (pieces[index], pieces[index + 1]) == pair:
+            merged.append(token)
+            index += 2
+        else:
+            merged.append(pieces[index])
+            index += 1
+    return merged
 
 
 def train_wordpiece_tokenizer(
     texts: Iterable[str], vocab_size: int = 2000, extra_special_tokens: Iterable[str] = ()
 ) -> "BertTokenizer":
-    """A BertTokenizer whose WordPiece vocabulary is learned from `texts`."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    """A BertTokenizer whose WordPiece vocabulary is learned from `texts`
+    (`wordpiece_vocabulary`)."""
     from transformers import BertTokenizer
 
-    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(
-        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False
-    )
-    backend.train_from_iterator(texts, trainer=trainer)
-    # The trainer numbers tokens in an order that changes from process to process; number them
-    # in a fixed order (special tokens first) so that every build of the same text is the same.
-    learned = sorted(set(backend.get_vocab()) - set(SPECIAL_TOKENS))
-    vocab = {token: index for index, token in enumerate([*SPECIAL_TOKENS, *learned])}
+    vocab = {token: index for index, token in enumerate(wordpiece_vocabulary(texts, vocab_size))}
     tokenizer = BertTokenizer(vocab=vocab, do_lower_case=False)
     if extra_special_tokens:
         tokenizer.add_special_tokens({"additional_special_tokens": list(extra_special_tokens)})

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
+from conftest import valid_record
 
 from kluebook import report, result_figures, results_page
 from kluebook.records import write_record
@@ -50,7 +51,7 @@ def paper(seed: int, values: dict, task="ynat", model="klue/roberta-base", confi
 
 def write(tmp_path, *records):
     for i, r in enumerate(records):
-        write_record(tmp_path / "results" / f"{i}.json", r)
+        write_record(tmp_path / "results" / f"{i}.json", valid_record(r))
     return report.write_report(tmp_path / "out", tmp_path / "results")
 
 

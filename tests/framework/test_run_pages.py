@@ -138,6 +138,19 @@ def test_a_smoke_run_page_opens_with_a_notice_and_a_summary_card():
     assert "A smoke run" not in run_pages.make_page(executed_notebook(), paper[0]).cells[1].source
 
 
+def test_the_parameters_table_shows_every_value_the_run_used_at_full_precision():
+    table = run_pages.parameters_table(spec(warmup_ratio=1.25e-05, train_limit=300))
+    rows = dict(
+        (row[0], row[1]) for row in (item.split("\n  - ") for item in table.split("\n* - ")[1:])
+    )
+    assert "(the default)" not in table
+    assert rows["`learning_rate`"] == "`0.001` (the recipe's)"  # None in the notebook
+    assert rows["`epochs`"] == "`5` (the recipe's)"  # a count, as an integer
+    assert rows["`warmup_ratio`"] == "**`1.25e-05`** (set with `--set`)"
+    assert rows["`dev_limit`"] == "`0`"  # the notebook's default, as it was used
+    assert rows["`train_limit`"] == "**`300`** (set with `--set`)"
+
+
 def test_display_paths_are_relative_or_without_the_machines_folders():
     assert run_pages.display_path(str(ROOT / "data" / "klue")) == "data/klue"
     assert run_pages.display_path(str(Path.home() / "klue")) == "~/klue"

@@ -1,9 +1,8 @@
 import pytest
 import torch
 from conftest import tiny_encoder
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import BertTokenizerFast
 
+from kluebook.errors import KluebookError
 from kluebook.tasks.dp import synthetic as synthetic_dp
 from kluebook.tasks.dp.data import DEPRELS, POS_TAGS
 from kluebook.tasks.dp.metric import uas_micro_f1
@@ -14,8 +13,7 @@ from kluebook.tasks.dp.parser import (
     collate,
     encode_parser_input,
 )
-
-SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+from kluebook.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -33,25 +31,10 @@ def records() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def tokenizer(records) -> BertTokenizerFast:
-    """A small WordPiece tokenizer learned from the generated sentences."""
-    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(lowercase=False)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=300, special_tokens=SPECIALS)
-    backend.train_from_iterator([r["sentence"] for r in records], trainer=trainer)
-    backend.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        special_tokens=[("[CLS]", 0), ("[SEP]", 2)],
-    )
-    return BertTokenizerFast(
-        tokenizer_object=backend,
-        cls_token="[CLS]",
-        pad_token="[PAD]",
-        sep_token="[SEP]",
-        unk_token="[UNK]",
-        mask_token="[MASK]",
-    )
+def tokenizer(records):
+    """A small WordPiece tokenizer learned from the generated sentences (the stand-in's, the
+    same in every process)."""
+    return train_wordpiece_tokenizer([r["sentence"] for r in records], 300)
 
 
 def tiny_parser(tokenizer, **sizes) -> DependencyParser:
@@ -63,6 +46,7 @@ SMALL = {"lstm_size": 16, "arc_size": 16, "label_size": 8, "pos_size": 8}
 
 def test_eojeols_point_at_their_first_and_last_subwords(tokenizer):
     record = {
+        "guid": "dp-0",
         "word_forms": ["민수가", "빵을", "먹는다."],
         "pos": ["NNP+JKS", "NNG+JKO", "VV+EF+SF"],
         "heads": [3, 3, 0],
@@ -82,6 +66,18 @@ def test_eojeols_point_at_their_first_and_last_subwords(tokenizer):
     ]
     assert features["labels"] == [DEPRELS.index("NP_SBJ"), DEPRELS.index("NP_OBJ"), 2]
     assert features["heads"] == [3, 3, 0]
+
+
+def test_an_unknown_pos_tag_is_an_error_naming_the_sentence(tokenizer):
+    record = {
+        "guid": "dp-7",
+        "word_forms": ["민수가", "먹는다."],
+        "pos": ["NNP+JKS", "VV+XX"],
+        "heads": [2, 0],
+        "deprels": ["NP_SBJ", "VP"],
+    }
+    with pytest.raises(KluebookError, match=r"^dp-7: unknown POS tag 'XX'"):
+        encode_parser_input(tokenizer, record)
 
 
 def test_eojeols_cut_by_max_length_point_at_sep(tokenizer, records):

@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import tiny_encoder
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import BertTokenizerFast, EvalPrediction
+from transformers import EvalPrediction
 
 from kluebook.recipes import Recipe
 from kluebook.tasks.dp import synthetic as synthetic_dp
@@ -18,9 +17,9 @@ from kluebook.tasks.dp.parser import (
     encode_parser_input,
     parser_metrics,
 )
+from kluebook.tiny_model import train_wordpiece_tokenizer
 from kluebook.training import fine_tune
 
-SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 P = IGNORE_INDEX
 
 
@@ -63,29 +62,11 @@ def records() -> list[dict]:
     return synthetic_dp.generate(seed=0, train_size=24, dev_size=8)
 
 
-def tiny_tokenizer(texts: list[str]) -> BertTokenizerFast:
-    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(lowercase=False)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    backend.train_from_iterator(
-        texts, trainer=trainers.WordPieceTrainer(vocab_size=200, special_tokens=SPECIALS)
-    )
-    backend.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 0), ("[SEP]", 2)]
-    )
-    return BertTokenizerFast(
-        tokenizer_object=backend,
-        cls_token="[CLS]",
-        pad_token="[PAD]",
-        sep_token="[SEP]",
-        unk_token="[UNK]",
-        mask_token="[MASK]",
-    )
-
-
 def test_the_parser_trains_on_the_trainer_and_predicts_every_dev_eojeol(records, tmp_path):
     torch.set_num_threads(1)
-    tokenizer = tiny_tokenizer([r["sentence"] for r in records["train"]])
+    # The stand-in's vocabulary, the same in every process (a vocabulary trained by the
+    # tokenizers library differs from process to process, and with it what this parser learns).
+    tokenizer = train_wordpiece_tokenizer([r["sentence"] for r in records["train"]], 200)
     parser = DependencyParser(
         tiny_encoder(tokenizer, hidden_size=16, layers=1, max_positions=66),
         lstm_size=16,
@@ -110,11 +91,12 @@ def test_the_parser_trains_on_the_trainer_and_predicts_every_dev_eojeol(records,
     def encode(rows):
         return datasets.Dataset.from_list([encode_parser_input(tokenizer, r, 64) for r in rows])
 
+    dev = encode(records["dev"])
     result = fine_tune(
         parser,
         tokenizer,
         encode(records["train"]),
-        encode(records["dev"]),
+        dev,
         parser_metrics,
         recipe,
         0,
@@ -122,7 +104,16 @@ def test_the_parser_trains_on_the_trainer_and_predicts_every_dev_eojeol(records,
         trainer_class=ParserTrainer,
     )
     assert set(result.best) >= {"step", "epoch", "uas", "las", "uas_micro_f1", "las_micro_f1"}
-    predicted = decode_predictions(result.trainer.predict(encode(records["dev"])))
+    predicted = decode_predictions(result.trainer.predict(dev))
     # Dev evaluation keeps the dataset order: each sentence gets one head per eojeol.
-    assert [len(heads) for heads, _ in predicted] == [len(r["heads"]) for r in records["dev"]]
-    assert all(0 <= h <= len(heads) for heads, _ in predicted for h in heads)
+    sizes = [len(r["heads"]) for r in records["dev"]]
+    assert [len(heads) for heads, _ in predicted] == sizes
+    # As in the official evaluation, a padded head candidate scores 0 (`dp_padded_head_score`
+    # "zero") and can win: a head may point past its sentence, never past the widest sentence
+    # of its evaluation batch (the padding's width).
+    widths = [max(sizes[i - i % 4 : i - i % 4 + 4]) for i in range(len(sizes))]
+    assert all(0 <= h <= w for (heads, _), w in zip(predicted, widths, strict=True) for h in heads)
+    # Padded candidates masked as in training ("masked"): every head is within its sentence.
+    result.trainer.model.padded_head_score = "masked"
+    masked = decode_predictions(result.trainer.predict(dev))
+    assert all(0 <= h <= len(heads) for heads, _ in masked for h in heads)

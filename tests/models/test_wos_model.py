@@ -1,14 +1,12 @@
 import pytest
 import torch
 from conftest import tiny_encoder
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers import BertTokenizerFast
 
 from kluebook.tasks.wos import synthetic as synthetic_wos
 from kluebook.tasks.wos import trade as trade
 from kluebook.tasks.wos.data import slot_names, user_states
-
-SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
+from kluebook.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(autouse=True)
@@ -30,12 +28,7 @@ def tokenizer(data):
     texts = [t["text"] for d in data["train"] for t in d["dialogue"]]
     texts += [" ".join(values) for values in data["ontology"].values()]
     texts += [slot.replace("-", " ") for slot in data["ontology"]]
-    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    backend.train_from_iterator(
-        texts, trainers.WordPieceTrainer(vocab_size=500, special_tokens=SPECIAL_TOKENS)
-    )
-    return BertTokenizerFast(vocab=backend.get_vocab(), do_lower_case=False)
+    return train_wordpiece_tokenizer(texts, 500)  # the same in every process
 
 
 def _model(tokenizer, slots) -> trade.Trade:
@@ -145,3 +138,50 @@ def test_greedy_decoding_without_targets(data, tokenizer):
     assert output["point_probs"].shape[2] == trade.MAX_DECODE_STEPS
     states = trade.predicted_states(tokenizer, slots, output["gate_logits"], output["point_probs"])
     assert len(states) == sum(len(user_states(d)) for d in data["dev"])
+
+
+@pytest.mark.parametrize("padding", ["summed", "masked"])
+def test_slot_name_embeddings_add_the_pad_rows_only_when_summed(data, tokenizer, padding):
+    by_length = sorted(data["ontology"], key=lambda s: len(trade.slot_token_ids(tokenizer, [s])[0]))
+    slots = [by_length[0], by_length[-1]]
+    encoder = tiny_encoder(tokenizer, dropout=0.0)
+    pad_row = torch.full((encoder.config.hidden_size,), 0.5)
+    with torch.no_grad():  # a released checkpoint's pad row need not be zero
+        encoder.get_input_embeddings().weight[tokenizer.pad_token_id] = pad_row
+    names = trade.slot_token_ids(tokenizer, slots)
+    model = trade.Trade(encoder, names, tokenizer.pad_token_id, slot_name_padding=padding)
+    table = encoder.get_input_embeddings().weight
+    width = max(len(ids) for ids in names)
+    for row, ids in zip(model._slot_embeddings(), names, strict=True):
+        pads = width - len(ids) if padding == "summed" else 0
+        expected = table[ids].sum(dim=0) + pads * pad_row
+        assert torch.allclose(row, expected, atol=1e-6)
+    assert len(names[0]) < len(names[1])  # the first name is padded
+
+
+def test_slot_name_padding_follows_the_runs_recipe(tokenizer):
+    from kluebook.recipes import resolve_recipe, set_active_recipe
+    from kluebook.tasks import get_task
+    from kluebook.tiny_model import TINY_MODEL
+
+    task = get_task("wos")
+    names = trade.slot_token_ids(tokenizer, ["카페-지역"])
+    try:
+        for profile, model, expected in [
+            ("paper", "klue/roberta-base", True),
+            ("smoke", TINY_MODEL, False),
+        ]:
+            set_active_recipe(resolve_recipe(task, model, profile, {}))
+            tracker = trade.Trade(tiny_encoder(tokenizer), names, tokenizer.pad_token_id)
+            assert tracker.sums_slot_padding is expected
+    finally:
+        set_active_recipe(None)
+
+
+def test_decoded_values_get_the_tokenisation_clean_up_of_transformers_3():
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "강남", ".", ","]
+    vocab += ["역", "##점", ":", "30"]
+    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=False)
+    ids = tokenizer.convert_tokens_to_ids(["강남", "##점", ".", "역", ",", "30", ":", "30"])
+    # 3.5.1 joins the pieces with spaces, cleans " ." and " ,", then the baseline's " : " -> ":"
+    assert trade.decode_value(tokenizer, [*ids, tokenizer.sep_token_id, 5]) == "강남점. 역, 30:30"

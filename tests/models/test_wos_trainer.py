@@ -3,16 +3,13 @@
 import pytest
 import torch
 from conftest import tiny_encoder
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-from transformers import BertTokenizerFast
 
 from kluebook.recipes import Recipe
 from kluebook.tasks.wos import synthetic as synthetic_wos
 from kluebook.tasks.wos import trade as trade
 from kluebook.tasks.wos.data import slot_names, user_states
+from kluebook.tiny_model import train_wordpiece_tokenizer
 from kluebook.training import fine_tune
-
-SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 
 
 @pytest.fixture(autouse=True)
@@ -33,12 +30,7 @@ def tokenizer(data):
     texts = [t["text"] for d in data["train"] + data["dev"] for t in d["dialogue"]]
     texts += [" ".join(values) for values in data["ontology"].values()]
     texts += [slot.replace("-", " ") for slot in data["ontology"]]
-    backend = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    backend.train_from_iterator(
-        texts, trainers.WordPieceTrainer(vocab_size=400, special_tokens=SPECIAL_TOKENS)
-    )
-    return BertTokenizerFast(vocab=backend.get_vocab(), do_lower_case=False)
+    return train_wordpiece_tokenizer(texts, 400)  # the same in every process
 
 
 def _model(tokenizer, slots) -> trade.Trade:

@@ -91,6 +91,15 @@ class TestTaskContract:
             with pytest.raises(KluebookError, match=f"recipe switch {name} must be one of"):
                 resolve_recipe(task, "klue/roberta-base", "paper", {name: "no-such-value"})
 
+    def test_its_switches_are_on_the_deviations_page(self, task):
+        page = (Path(kluebook.__file__).parents[2] / "book" / "deviations.md").read_text("utf-8")
+        for name, switch in task.switches.items():
+            row = f"| `{name}` |"
+            assert row in page, name
+            values = page.split(row, 1)[1].split("\n", 1)[0]
+            assert f"`{switch['choices'][0]}` | `{switch['smoke']}` |" in values, name
+            assert f"## `{name}`:" in page, name
+
 
 def test_shared_modules_name_no_task():
     """Only a task's folder knows it: the shared modules hold no task name as a word."""

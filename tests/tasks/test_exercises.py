@@ -4,8 +4,10 @@ missing (Colab), and 2-3 exercises at the end whose solutions run.
 The solution cells (tagged `solution`) promise to read only what the notebook has by then:
 `train_records`, `dev_records`, `prediction_lines` (the scored predictions), `metrics` and
 `run.score`. Here they are executed in order against a small slice of the task's generated data,
-once with predictions equal to the gold and once with a degraded copy, so a solution that stops
-working fails this (fast) test; the end-to-end test runs them inside the real notebooks.
+once with predictions equal to the gold and once with a degraded copy, under the recipe of each
+profile (the paper profile's switches change what a predictions line must hold: NER's
+`boundary`), so a solution that stops working fails this (fast) test; the end-to-end tests run
+them inside the real notebooks.
 """
 
 import re
@@ -15,8 +17,10 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
+from kluebook.recipes import resolve_recipe, set_active_recipe
 from kluebook.scoring import score_predictions
 from kluebook.tasks import all_tasks
+from kluebook.tiny_model import TINY_MODEL
 
 TASKS = list(all_tasks().values())
 INSTALL = '%pip install --quiet "kluebook @ git+https://github.com/kluebook/kluebook"'
@@ -96,8 +100,19 @@ def small_data():
     return data
 
 
+@pytest.fixture(params=[("smoke", TINY_MODEL), ("paper", "klue/roberta-base")], ids=lambda p: p[0])
+def profile_recipe(task, request):
+    """The recipe of a run of `task` in each profile, active as in a notebook."""
+    profile, model = request.param
+    set_active_recipe(resolve_recipe(task, model, profile, {}))
+    yield
+    set_active_recipe(None)
+
+
 @pytest.mark.parametrize("predictions", ["gold", "degraded"])
-def test_the_solutions_run_on_small_generated_data(task, small_data, predictions, capsys):
+def test_the_solutions_run_on_small_generated_data(
+    task, small_data, predictions, profile_recipe, capsys
+):
     train, dev = small_data[task.name]
     lines = task.module.gold_predictions(dev)
     if predictions == "degraded":

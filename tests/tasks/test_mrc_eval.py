@@ -2,13 +2,11 @@
 
 import numpy as np
 import pytest
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-from transformers import BertTokenizerFast, EvalPrediction
+from transformers import EvalPrediction
 
 from kluebook.tasks.mrc import qa
 from kluebook.tasks.mrc import synthetic as synthetic_mrc
-
-SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+from kluebook.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -18,13 +16,8 @@ def records() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def tokenizer(records):
-    word_pieces = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    word_pieces.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    word_pieces.train_from_iterator(
-        [r["context"] for r in records] + [r["question"] for r in records],
-        trainers.WordPieceTrainer(vocab_size=400, special_tokens=SPECIAL_TOKENS),
-    )
-    return BertTokenizerFast(vocab=word_pieces.get_vocab(), do_lower_case=False)
+    texts = [r["context"] for r in records] + [r["question"] for r in records]
+    return train_wordpiece_tokenizer(texts, vocab_size=400)
 
 
 def test_window_labels_match_the_training_labels(records, tokenizer):

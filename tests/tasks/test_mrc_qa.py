@@ -132,18 +132,12 @@ def test_a_stride_larger_than_a_window_is_an_error(tokenizer):
 
 
 def test_gold_logits_on_generated_data_give_the_gold_spans():
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
     from kluebook.tasks.mrc import synthetic as synthetic_mrc
+    from kluebook.tiny_model import train_wordpiece_tokenizer
 
     records = synthetic_mrc.generate(seed=0, train_paragraphs=10, dev_paragraphs=10)["dev"]
-    word_pieces = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    word_pieces.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    word_pieces.train_from_iterator(
-        [r["context"] for r in records] + [r["question"] for r in records],
-        trainers.WordPieceTrainer(vocab_size=400, special_tokens=VOCAB[:5]),
-    )
-    tokenizer = BertTokenizerFast(vocab=word_pieces.get_vocab(), do_lower_case=False)
+    texts = [r["context"] for r in records] + [r["question"] for r in records]
+    tokenizer = train_wordpiece_tokenizer(texts, vocab_size=400)
     # 40 tokens leave about 20 context tokens per window: several overlapping windows per question
     labels = qa.train_features(records, tokenizer, max_length=40, doc_stride=8)
     features, windows = qa.eval_features(records, tokenizer, max_length=40, doc_stride=8)
@@ -166,3 +160,34 @@ def test_gold_logits_on_generated_data_give_the_gold_spans():
             assert predicted == ""
         else:
             assert record["answers"][0]["text"] in predicted and predicted in record["context"]
+
+
+def _labels(tokenizer, record, profile: str) -> tuple[int, int]:
+    from kluebook.recipes import resolve_recipe, set_active_recipe
+    from kluebook.tasks import get_task
+    from kluebook.tiny_model import TINY_MODEL
+
+    model = TINY_MODEL if profile == "smoke" else "klue/roberta-base"
+    set_active_recipe(resolve_recipe(get_task("mrc"), model, profile, {}))
+    try:
+        features = qa.train_features([record], tokenizer, max_length=15)
+    finally:
+        set_active_recipe(None)
+    return features["start_positions"][0], features["end_positions"][0]
+
+
+def test_paper_labels_whole_words_unless_the_answers_own_pieces_occur_inside_them(tokenizer):
+    # "수도이" ends inside the piece ##이다 of the word "수도이다." (tokens 4 수도, 5 ##이다, 6 .);
+    # tokenised alone it is [UNK], found nowhere, so transformers 3.5.1 labels the whole word.
+    inside_a_piece = _record(answer="수도이", start=8)
+    assert _labels(tokenizer, inside_a_piece, "paper") == (7 + 4, 7 + 6)
+    assert _labels(tokenizer, inside_a_piece, "smoke") == (7 + 4, 7 + 5)  # pieces overlapping it
+    # "수도" is the word's first piece: the word's span shrinks to it in both ways.
+    own_piece = _record(answer="수도", start=8)
+    assert _labels(tokenizer, own_piece, "paper") == _labels(tokenizer, own_piece, "smoke")
+    assert _labels(tokenizer, own_piece, "paper") == (7 + 4, 7 + 4)
+
+
+def test_paper_labels_drop_answers_their_words_do_not_hold(tokenizer):
+    features = qa.train_features([_record(answer="수도", start=0)], tokenizer, max_length=15)
+    assert features["input_ids"] == []  # the word 서울은 does not hold 수도

@@ -137,10 +137,24 @@ def test_markers_wrap_the_spans_without_spaces_in_either_order():
     assert re.mark_entities(adjacent) == "<obj>서울</obj><subj>김민준</subj>"
 
 
-@pytest.mark.parametrize(("subject", "obj"), [((0, 2), (2, 3)), ((0, 2), (0, 2)), ((1, 1), (0, 3))])
-def test_overlapping_spans_are_an_error(subject, obj):
-    with pytest.raises(KluebookError, match="r0: subject and object spans overlap"):
-        re.mark_entities(_record("김민준은 서울에서 태어났다.", subject, obj))
+@pytest.mark.parametrize(
+    ("subject", "obj", "marked"),
+    [
+        # Partly overlapping: each span whole inside its markers, in start order, no gap text.
+        ((0, 2), (2, 3), "<subj>김민준</subj><obj>준은</obj> 서울에서 태어났다."),
+        # Nested: the inner span starts later, so it is marked second, after the outer one.
+        ((1, 1), (0, 3), "<obj>김민준은</obj><subj>민</subj>준은 서울에서 태어났다."),
+        # Same start: the shorter span first, as the official tuple comparison orders them.
+        ((0, 3), (0, 1), "<obj>김민</obj><subj>김민준은</subj> 서울에서 태어났다."),
+    ],
+)
+def test_overlapping_spans_are_marked_as_the_official_reader_marks_them(subject, obj, marked):
+    assert re.mark_entities(_record("김민준은 서울에서 태어났다.", subject, obj)) == marked
+
+
+def test_identical_spans_are_an_error():
+    with pytest.raises(KluebookError, match="r0: subject and object have the same span"):
+        re.mark_entities(_record("김민준은 서울에서 태어났다.", (0, 2), (0, 2)))
 
 
 @pytest.fixture(scope="module")

@@ -150,3 +150,33 @@ def test_parameter_groups_follow_the_baseline_names():
     ]
     assert decay["weight_decay"] == 0.01 and no_decay["weight_decay"] == 0.0
     assert "LayerNorm.weight" in {names[id(p)] for p in no_decay["params"]}
+
+
+@pytest.mark.parametrize("family", ["bert", "roberta"])
+def test_parameter_groups_of_transformers_5_models_match_the_names_of_transformers_3(family):
+    """transformers 3.5.1 named the norms of BERT and RoBERTa `LayerNorm`: the baseline spared
+    every bias and those norms' weights. The same parameters are spared in transformers 5."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
+    config = AutoConfig.for_model(
+        family,
+        vocab_size=16,
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=16,
+        type_vocab_size=2 if family == "bert" else 1,
+        num_labels=3,
+    )
+    model = AutoModelForSequenceClassification.from_config(config)
+    decay, no_decay = official_parameter_groups(model.named_parameters(), 0.01)
+    names = {id(p): n for n, p in model.named_parameters()}
+    prefix = family  # the encoder's attribute in the task models of both versions
+    norms = ["embeddings", "encoder.layer.0.attention.output", "encoder.layer.0.output"]
+    expected_spared = {f"{prefix}.{norm}.LayerNorm.weight" for norm in norms}
+    expected_spared |= {n for n in names.values() if n.endswith(".bias")}
+    assert {names[id(p)] for p in no_decay["params"]} == expected_spared
+    # 3 norm weights; 11 biases: 3 norms, q k v, 3 dense layers of the block, and the head
+    # (BERT: pooler and classifier; RoBERTa: the classification head's dense and projection)
+    assert len(expected_spared) == 3 + 11
+    assert f"{prefix}.embeddings.word_embeddings.weight" in {names[id(p)] for p in decay["params"]}

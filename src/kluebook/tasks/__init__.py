@@ -2,18 +2,20 @@
 
 Every folder here (and in each folder named by `KLUEBOOK_TASKS_PATH`, `:`-separated) that holds a
 `task.yaml` is a task, named after the folder. Its package offers the interface the shared code
-uses (`read_official`, `write_official`, `from_hub`, `gold_keys`, `prediction_key`, `score`,
-`generate`); `README.md` beside this file explains the layout and how to add a task.
+uses, `TaskModule`, checked when the package is first imported; `README.md` beside this file
+explains the layout and how to add a task.
 """
 
 import importlib
 import importlib.util
 import os
 import sys
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Protocol
 
 import yaml
 
@@ -22,6 +24,38 @@ from kluebook.paths import NOTEBOOKS, PACKAGED_NOTEBOOKS
 
 BUILT_IN = Path(__file__).parent
 EXTRA_TASKS_VARIABLE = "KLUEBOOK_TASKS_PATH"
+
+
+class TaskModule(Protocol):
+    """What a task package offers the shared code (README.md here says what each one must do)."""
+
+    def read_official(self, path: str | Path) -> list[dict]:
+        """The validated records of an official file."""
+
+    def write_official(self, records: Iterable[dict], path: str | Path) -> None:
+        """Records written in the official file layout."""
+
+    def from_hub(self, rows: Iterable[dict]) -> list[dict]:
+        """Rows of the hub's split as the same records."""
+
+    def gold_keys(self, records: list[dict]) -> list[Hashable]:
+        """The key of every gold example, in order."""
+
+    def prediction_key(self, row: dict) -> Hashable:
+        """The key of one predictions line (KeyError or TypeError when it has none)."""
+
+    def score(self, records: list[dict], predictions: dict) -> dict[str, float | None]:
+        """The official metrics (0-100) of predictions matched to the gold by key."""
+
+    def generate(self, seed: int = 0) -> dict[str, list | dict]:
+        """Smoke data keyed by the roles of `files` (a task may take more keyword arguments)."""
+
+    def gold_predictions(self, records: list[dict]) -> list[dict]:
+        """The prediction lines that reproduce the gold, in the format `score` reads."""
+
+
+# The names a task package must offer: the methods of TaskModule, in their order above.
+TASK_INTERFACE = tuple(name for name in vars(TaskModule) if not name.startswith("_"))
 
 
 @dataclass(frozen=True)
@@ -53,11 +87,9 @@ class Task:
     smoke_data: dict = field(default_factory=dict)
 
     @property
-    def module(self) -> ModuleType:
+    def module(self) -> TaskModule:
         """The task's package, with its file formats, scoring and smoke-data generator."""
-        if self.folder.parent == BUILT_IN:
-            return importlib.import_module(f"kluebook.tasks.{self.name}")
-        return _import_folder(self.name, self.folder)
+        return _task_package(self.name, self.folder)
 
     @property
     def notebook_path(self) -> Path:
@@ -73,6 +105,22 @@ class Task:
     @property
     def card_path(self) -> Path:
         return self.folder / "README.md"
+
+
+@cache
+def _task_package(name: str, folder: Path) -> ModuleType:
+    """A task's package, imported and checked against `TaskModule` (one-line error if not)."""
+    if folder.parent == BUILT_IN:
+        package = importlib.import_module(f"kluebook.tasks.{name}")
+    else:
+        package = _import_folder(name, folder)
+    missing = [member for member in TASK_INTERFACE if not callable(getattr(package, member, None))]
+    if missing:
+        raise KluebookError(
+            f"task {name!r} ({folder / '__init__.py'}) does not offer {', '.join(missing)}: "
+            "its package must offer every function of kluebook.tasks.TaskModule"
+        )
+    return package
 
 
 def _import_folder(name: str, folder: Path) -> ModuleType:

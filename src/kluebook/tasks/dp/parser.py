@@ -35,7 +35,7 @@ from .metric import dp_scores
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-POS_PAD_ID = len(POS_TAGS)  # the root, padding and POS tags outside the list
+POS_PAD_ID = len(POS_TAGS)  # the root and padding
 POS_IDS = {tag: index for index, tag in enumerate(POS_TAGS)}
 DEPREL_IDS = {label: index for index, label in enumerate(DEPRELS)}
 IGNORE_INDEX = -100
@@ -56,7 +56,9 @@ def encode_parser_input(
 
     `first_subword`/`last_subword` index `input_ids`; an eojeol whose subwords were cut by
     `max_length` (or that has none) points at `[SEP]`. `heads` are 1-based (0 = root),
-    `labels` index DEPRELS, `pos_ids` the POS tag of the eojeol's last morpheme.
+    `labels` index DEPRELS, `pos_ids` the POS tag of the eojeol's last morpheme. A POS tag
+    outside POS_TAGS is an error naming the guid, as in the official code (the hub's v1 copy has
+    such tags where v1.1 fixed them).
     """
     if not tokenizer.is_fast:
         raise KluebookError("DP encoding needs a fast tokenizer (for its word ids)")
@@ -76,10 +78,17 @@ def encode_parser_input(
         "attention_mask": encoding["attention_mask"],
         "first_subword": [sep if index is None else index for index in first],
         "last_subword": [sep if index is None else index for index in last],
-        "pos_ids": [POS_IDS.get(pos.split("+")[-1], POS_PAD_ID) for pos in record["pos"]],
+        "pos_ids": [_pos_id(record["guid"], pos) for pos in record["pos"]],
         "heads": list(record["heads"]),
         "labels": [DEPREL_IDS[label] for label in record["deprels"]],
     }
+
+
+def _pos_id(guid: str, pos: str) -> int:
+    tag = pos.split("+")[-1]
+    if tag not in POS_IDS:
+        raise KluebookError(f"{guid}: unknown POS tag {tag!r} (the parser knows {len(POS_TAGS)})")
+    return POS_IDS[tag]
 
 
 def _pad(rows: Sequence[Sequence[int]], value: int) -> torch.Tensor:

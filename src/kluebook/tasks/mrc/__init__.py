@@ -1,7 +1,7 @@
 """Machine reading comprehension (MRC): the task's files, metric, smoke data and scoring.
 
-Its card is README.md here. The names below are the interface every task package offers to
-the shared code.
+Its card is README.md here. It offers the task interface of `kluebook.tasks.TaskModule`, from
+data.py and synthetic.py.
 """
 
 from .data import (
@@ -14,14 +14,3 @@ from .data import (
     write_official,
 )
 from .synthetic import generate
-
-__all__ = [
-    "from_hub",
-    "generate",
-    "gold_keys",
-    "gold_predictions",
-    "prediction_key",
-    "read_official",
-    "score",
-    "write_official",
-]

@@ -4,9 +4,11 @@ Follows the SQuAD v2 pipeline of transformers 3.5.1 that the baseline used:
 - the question is cut to 64 tokens; the context is cut into windows whose starts are `doc_stride`
   (128) tokens apart, each encoded as `[CLS] question [SEP] window [SEP]` (the layout of the
   BERT-style tokenizers of every KLUE checkpoint);
-- training uses the first gold answer; unanswerable questions and windows that do not hold the
-  whole answer point at the first token; questions whose answer is not at its `answer_start` are
-  dropped;
+- training uses the first gold answer, labelled on the tokens of the whitespace words that hold
+  it, shrunk to the answer's own tokenisation where that occurs inside them (`mrc_answer_labels`
+  `words`; `pieces` labels the first and last token overlapping its characters); unanswerable
+  questions and windows that do not hold the whole answer point at the first token; questions
+  whose answer is not where its `answer_start` says are dropped;
 - prediction takes the 20 best starts and ends per window, keeps spans inside the context, at most
   30 tokens long and starting in their "max-context" window, and answers "" when the null score
   (the lowest first-token start+end over windows) beats the best span by more than 0.
@@ -101,10 +103,72 @@ def _inputs(tokenizer, question: list[int], window: list[int]) -> dict[str, list
     }
 
 
+def _piece_answer_span(
+    context: str, offsets: list[tuple[int, int]], answer: dict
+) -> tuple[int, int] | None:
+    """First and last context token overlapping the answer's characters; None where the answer
+    is not at its `answer_start` (`mrc_answer_labels: pieces`)."""
+    start, text = answer["answer_start"], answer["text"]
+    if not text or context[start : start + len(text)] != text:
+        return None
+    span = _answer_token_span(offsets, start, start + len(text))
+    return span if span[0] >= 0 else None
+
+
 def _answer_token_span(offsets: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
     """First and last context token overlapping the characters [start, end), or (-1, -1)."""
     covering = [i for i, (s, e) in enumerate(offsets) if s < end and e > start]
     return (covering[0], covering[-1]) if covering else (-1, -1)
+
+
+def _is_whitespace(char: str) -> bool:
+    return char in " \t\r\n" or ord(char) == 0x202F
+
+
+def _whitespace_words(context: str) -> tuple[list[str], list[int]]:
+    """The whitespace-separated words of `context` and the word each character is in (a space:
+    the word before it, -1 at the start), as transformers 3.5.1's `SquadExample` splits them."""
+    words, word_of, after_space = [], [], True
+    for char in context:
+        if _is_whitespace(char):
+            after_space = True
+        else:
+            if after_space:
+                words.append("")
+            words[-1] += char
+            after_space = False
+        word_of.append(len(words) - 1)
+    return words, word_of
+
+
+def _word_answer_span(
+    context: str, offsets: list[tuple[int, int]], tokens: list[str], answer: dict, tokenizer
+) -> tuple[int, int] | None:
+    """The training span of transformers 3.5.1's SQuAD features (`mrc_answer_labels: words`).
+
+    The answer's characters select whole words; their tokens are the span, shrunk to the first
+    run of tokens that equals the answer text tokenised on its own, if there is one
+    (`_improve_answer_span`). None, as there, where the words do not contain the answer text.
+    """
+    start, text = answer["answer_start"], answer["text"]
+    words, word_of = _whitespace_words(context)
+    if not text or not 0 <= start < len(word_of) or word_of[start] < 0:
+        return None
+    first_word, last_word = word_of[start], word_of[min(start + len(text) - 1, len(word_of) - 1)]
+    if " ".join(words[first_word : last_word + 1]).find(" ".join(text.split())) == -1:
+        return None
+    token_words = [word_of[s] for s, _ in offsets]
+    first = next((i for i, w in enumerate(token_words) if w >= first_word), len(tokens))
+    after = next((i for i, w in enumerate(token_words) if w > last_word), len(tokens))
+    last = after - 1
+    if first > last:
+        return None
+    wanted = " ".join(tokenizer.tokenize(text))
+    for new_first in range(first, last + 1):
+        for new_last in range(last, new_first - 1, -1):
+            if " ".join(tokens[new_first : new_last + 1]) == wanted:
+                return new_first, new_last
+    return first, last
 
 
 def train_features(
@@ -114,7 +178,14 @@ def train_features(
     doc_stride: int = DOC_STRIDE,
     max_query_length: int = QUESTION_MAX_TOKENS,
 ) -> dict[str, list]:
-    """Training windows (unpadded) with start/end positions; the first token means no answer."""
+    """Training windows (unpadded) with start/end positions; the first token means no answer.
+
+    The answer's tokens are found as the run's recipe says (`mrc_answer_labels`, `words` outside
+    a run): `words`, as transformers 3.5.1 did; `pieces`, the first and last token that overlap
+    the answer's characters.
+    """
+    recipe = active_recipe()
+    by_words = (recipe.switches()["mrc_answer_labels"] if recipe else "words") == "words"
     features: dict[str, list] = {
         key: []
         for key in (
@@ -134,11 +205,14 @@ def train_features(
             if not record["answers"]:
                 continue
             answer = record["answers"][0]
-            start, text = answer["answer_start"], answer["text"]
-            if not text or record["context"][start : start + len(text)] != text:
-                continue
-            answer_span = _answer_token_span(offsets, start, start + len(text))
-            if answer_span[0] < 0:
+            if by_words:
+                tokens = tokenizer.convert_ids_to_tokens(context)
+                answer_span = _word_answer_span(
+                    record["context"], offsets, tokens, answer, tokenizer
+                )
+            else:
+                answer_span = _piece_answer_span(record["context"], offsets, answer)
+            if answer_span is None:
                 continue
         capacity = max_length - len(question) - 3
         for window_start, length in _window_starts(len(context), capacity, doc_stride):

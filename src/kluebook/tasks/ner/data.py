@@ -147,9 +147,7 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     if any(given) and not all(given):
         missing = next(r["guid"] for r, has in zip(records, given, strict=True) if not has)
         raise KluebookError(f"{missing}: boundary is given for some sentences but not this one")
-    recipe = active_recipe()
-    scores_boundaries = recipe is not None and recipe.switches().get("ner_boundary_tags") == "model"
-    if scores_boundaries and records and not all(given):
+    if _recipe_scores_boundaries() and records and not all(given):
         raise KluebookError(
             "this run's recipe scores the predictions at [CLS] and at the last padded position "
             "(ner_boundary_tags: model): give each line its `boundary` tags "
@@ -159,6 +157,12 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return ner_scores(
         [r["chars"] for r in records], [r["tags"] for r in records], predicted, boundaries
     )
+
+
+def _recipe_scores_boundaries() -> bool:
+    """Whether the run in progress scores the boundary tags (`ner_boundary_tags: model`)."""
+    recipe = active_recipe()
+    return recipe is not None and recipe.switches().get("ner_boundary_tags") == "model"
 
 
 def boundary_tags(logits) -> list[tuple[str, str]]:
@@ -290,5 +294,7 @@ def highlight_html(chars: Sequence[str], tags: Sequence[str]) -> str:
 
 
 def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
-    return [{"guid": r["guid"], "tags": list(r["tags"])} for r in records]
+    """The prediction lines that reproduce the gold: a worked example of the file format. In a
+    run that scores the boundary tags, each line has them too: `O` at both ends, as the gold."""
+    ends = {"boundary": ["O", "O"]} if _recipe_scores_boundaries() else {}
+    return [{"guid": r["guid"], "tags": list(r["tags"]), **ends} for r in records]

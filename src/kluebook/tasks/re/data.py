@@ -181,7 +181,9 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float 
 def mark_entities(record: dict) -> str:
     """The sentence with `<subj>…</subj>` and `<obj>…</obj>` around the entity spans.
 
-    No spaces are added; either entity may come first; overlapping spans are an error.
+    No spaces are added; either entity may come first. As in the official code, spans that
+    overlap are marked in turn, the shared characters written inside both (the gap between them
+    is empty); only identical spans are an error.
     """
     sentence = record["sentence"]
     subject, obj = record["subject_entity"], record["object_entity"]
@@ -191,8 +193,8 @@ def mark_entities(record: dict) -> str:
     ]
     spans.sort()
     (first_start, first_end, *first_markers), (second_start, second_end, *second_markers) = spans
-    if second_start <= first_end:
-        raise KluebookError(f"{record['guid']}: subject and object spans overlap")
+    if (first_start, first_end) == (second_start, second_end):
+        raise KluebookError(f"{record['guid']}: subject and object have the same span")
     return "".join(
         [
             sentence[:first_start],

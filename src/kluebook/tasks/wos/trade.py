@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from kluebook.recipes import active_recipe
 from kluebook.training import OrderedEvalTrainer
 
 from .data import DONTCARE, NONE, split_state_item, user_states
@@ -30,6 +31,8 @@ TEACHER_FORCING = 0.5
 # transformers default N(0, 0.02) every slot looks alike to it and its gates stay on `none` for
 # some 800 steps, from N(0, 0.2) it tells slots apart within two epochs.
 TINY_EMBEDDING_STD = 0.2
+# The choices of the switch wos_slot_name_padding, the official one first.
+SLOT_NAME_PADDINGS = ("summed", "masked")
 
 
 @dataclass
@@ -130,8 +133,24 @@ def collate(examples: Sequence[TurnExample], pad_id: int) -> dict[str, torch.Ten
 class Trade(nn.Module):
     """Encoder + slot-parallel pointer-generator GRU decoder with tied word embeddings."""
 
-    def __init__(self, encoder: nn.Module, slot_token_ids: Sequence[Sequence[int]], pad_id: int):
+    def __init__(
+        self,
+        encoder: nn.Module,
+        slot_token_ids: Sequence[Sequence[int]],
+        pad_id: int,
+        slot_name_padding: str | None = None,
+    ):
+        """`slot_name_padding`: `summed` or `masked` (the switch `wos_slot_name_padding`); None
+        takes the run's recipe (`summed` outside a run)."""
         super().__init__()
+        if slot_name_padding is None:
+            recipe = active_recipe()
+            slot_name_padding = (
+                recipe.switches()["wos_slot_name_padding"] if recipe else SLOT_NAME_PADDINGS[0]
+            )
+        if slot_name_padding not in SLOT_NAME_PADDINGS:
+            raise ValueError(f"slot_name_padding must be one of {SLOT_NAME_PADDINGS}")
+        self.sums_slot_padding = slot_name_padding == "summed"
         config = encoder.config
         hidden = config.hidden_size
         self.encoder = encoder
@@ -158,9 +177,12 @@ class Trade(nn.Module):
         return self.encoder.get_input_embeddings()
 
     def _slot_embeddings(self) -> torch.Tensor:
-        """(J, H): the sum of the word-piece embeddings of each slot name."""
-        mask = (self.slot_ids != self.pad_id).unsqueeze(-1)
-        return (self.embedding(self.slot_ids) * mask).sum(dim=1)
+        """(J, H): the sum of the word-piece embeddings of each slot name, padded to the longest
+        name with the pad id: with `summed` the pad rows are added too, as in the baseline."""
+        embedded = self.embedding(self.slot_ids)
+        if self.sums_slot_padding:
+            return embedded.sum(dim=1)
+        return (embedded * (self.slot_ids != self.pad_id).unsqueeze(-1)).sum(dim=1)
 
     def forward(
         self,
@@ -237,15 +259,17 @@ def slot_token_ids(tokenizer, slots: Sequence[str]) -> list[list[int]]:
 
 
 def decode_value(tokenizer, token_ids: Sequence[int]) -> str:
-    """A copied value: pieces up to the first special token, detokenized, then the baseline's
-    clean-up (" : " -> ":", " , " -> ", ", stray "##" removed)."""
+    """A copied value: pieces up to the first special token, detokenized with transformers
+    3.5.1's default clean-up of tokenisation spaces (" ." -> ".", " ," -> ",", " 's" -> "'s", …;
+    transformers 5 does it only when asked), then the baseline's own (" : " -> ":",
+    " , " -> ", ", stray "##" removed)."""
     special = set(tokenizer.all_special_ids)
     kept = []
     for token_id in token_ids:
         if token_id in special:
             break
         kept.append(token_id)
-    text = tokenizer.decode(kept, skip_special_tokens=True)
+    text = tokenizer.decode(kept, skip_special_tokens=True, clean_up_tokenization_spaces=True)
     return text.replace(" : ", ":").replace(" , ", ", ").replace("##", "")
 
 

@@ -1,0 +1,153 @@
+"""`kluebook compare A B`: is configuration A better than B on a task's dev set?
+
+A and B are two predictions files scored against the same gold (as `kluebook score` takes
+them), or two configurations of the records under results/ (a model id, or a configuration
+label of a sweep such as `learning_rate=0.001`), each with its seeds. The seeds of each side and
+the dev set's units are resampled together, on the same unit resamples for both sides
+(`kluebook.bootstrap`), and each metric's difference A - B gets its interval, p-value and verdict.
+"""
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kluebook import bootstrap
+from kluebook.data import load_split
+from kluebook.errors import KluebookError
+from kluebook.json_files import read_jsonl
+from kluebook.paths import ROOT
+from kluebook.scoring import index_predictions
+from kluebook.tasks import Task
+
+
+@dataclass
+class Side:
+    """One side of a comparison: its label and, per seed, the metrics and their resamples."""
+
+    label: str
+    metrics: list[dict] = field(default_factory=list)
+    replicates: list[dict] = field(default_factory=list)
+
+
+def scored_side(task: Task, label: str, gold: list[dict], seeds: list[list[dict]]) -> Side:
+    """The metrics and resampled values of each seed's prediction lines against `gold`."""
+    side = Side(label)
+    for rows in seeds:
+        try:
+            predictions = index_predictions(task, gold, rows)
+        except KluebookError as error:
+            raise KluebookError(f"{label}: {error} (not the same dev set?)") from error
+        side.metrics.append(task.module.score(gold, predictions))
+        side.replicates.append(bootstrap.replicates(task, gold, predictions))
+    return side
+
+
+def record_gold(task: Task, record: dict) -> list[dict]:
+    """The dev records a run scored: its data source and folder, cut to its dev limit."""
+    parameters = record.get("parameters", {})
+    data_dir = os.path.expandvars(parameters.get("data_dir") or "") or None
+    gold = load_split(task, "dev", record["data_source"], data_dir)
+    limit = parameters.get("dev_limit") or 0
+    return gold[:limit] if limit else gold
+
+
+def configuration_runs(task: Task, records: list[dict], name: str) -> list[dict]:
+    """The succeeded runs of `task` whose configuration label or model is `name`, of one
+    configuration (profile, model, data source, label), ordered by seed: those its table cell
+    pools (made from the same inputs, current ones first)."""
+    runs = [r for r in records if r.get("task") == task.name and r.get("status") == "succeeded"]
+    chosen = [r for r in runs if r.get("config") == name] or [
+        r for r in runs if r.get("model") == name and r.get("config", "default") == "default"
+    ]
+    if not chosen:
+        known = sorted({r.get("config", "default") for r in runs} | {r["model"] for r in runs})
+        raise KluebookError(
+            f"no succeeded {task.name} run of {name!r}; known: {', '.join(known) or 'none'}"
+        )
+    kinds = {(r["profile"], r["model"], r["data_source"], r.get("config")) for r in chosen}
+    if len(kinds) > 1:
+        shown = "; ".join("/".join(str(part) for part in kind) for kind in sorted(kinds))
+        raise KluebookError(f"{name!r} names several configurations: {shown}")
+    from kluebook.aggregation import code_today, pooled  # the runs its table cell pools
+
+    return pooled(chosen, code_today(chosen))[0]
+
+
+def from_records(task: Task, records: list[dict], a: str, b: str, root: Path = ROOT):
+    """Both sides from the records of configurations `a` and `b`, and their shared gold."""
+    runs = {name: configuration_runs(task, records, name) for name in (a, b)}
+    dev_sets = {
+        name: {(r.get("data_checksum"), r.get("parameters", {}).get("dev_limit")) for r in found}
+        for name, found in runs.items()
+    }
+    if len(dev_sets[a] | dev_sets[b]) > 1:
+        raise KluebookError(f"{a!r} and {b!r} were scored on different dev sets (data or limit)")
+    gold = record_gold(task, runs[a][0])
+    sides = []
+    for name in (a, b):
+        seeds = []
+        for record in runs[name]:
+            if not record.get("predictions"):
+                raise KluebookError(
+                    f"{name!r} seed {record['seed']}: the record has no predictions"
+                )
+            seeds.append(read_jsonl(root / record["predictions"]))
+        label = f"{name} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''})"
+        sides.append(scored_side(task, label, gold, seeds))
+    return gold, sides
+
+
+def load_gold(task: Task, gold: Path | None) -> list[dict]:
+    """An official dev file's records, or the hub split's without one (as `kluebook score`)."""
+    return task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
+
+
+def from_files(task: Task, gold: list[dict], a: Path, b: Path) -> list[Side]:
+    return [scored_side(task, str(path), gold, [read_jsonl(path)]) for path in (a, b)]
+
+
+def compare(task: Task, a: Side, b: Side) -> list[bootstrap.Difference]:
+    """The paired difference A - B of each defined metric of the task."""
+    results = []
+    for metric in task.metrics:
+        observed = [[m.get(metric.key) for m in side.metrics] for side in (a, b)]
+        if any(value is None for values in observed for value in values):
+            continue
+        results.append(
+            bootstrap.paired_difference(
+                metric.key,
+                *observed,
+                [r[metric.key] for r in a.replicates],
+                [r[metric.key] for r in b.replicates],
+            )
+        )
+    return results
+
+
+def table(task: Task, gold: list[dict], a: Side, b: Side, results) -> str:
+    """The comparison as plain text: what was compared, then one line per metric."""
+    units = int(bootstrap.units_of(task, gold).max()) + 1
+    lines = [
+        f"{task.name}: A = {a.label}, B = {b.label}",
+        f"paired bootstrap over {units} {bootstrap.unit_name(task)}s"
+        f"{' and the seeds' if len(a.metrics) + len(b.metrics) > 2 else ''}, "
+        f"{bootstrap.RESAMPLES:,} resamples (seed {bootstrap.SEED}); 95% percentile intervals",
+        "",
+        f"{'metric':<22}{'A':>8}{'B':>8}{'A - B':>8}  {'95% interval':<18}{'p':>7}  verdict",
+    ]
+    labels = {m.key: m.label for m in task.metrics}
+    for d in results:
+        interval = f"[{d.low:+.2f}, {d.high:+.2f}]"
+        lines.append(
+            f"{labels[d.metric]:<22}{d.a:>8.2f}{d.b:>8.2f}{d.difference:>+8.2f}  "
+            f"{interval:<18}{_p(d.p_value):>7}  {d.verdict}"
+        )
+    return "\n".join(lines)
+
+
+def _p(value: float) -> str:
+    return f"{value:.3f}" if value >= 0.001 else "<0.001"
+
+
+def is_predictions_file(name: str) -> bool:
+    return Path(name).suffix in {".jsonl", ".json"} or Path(name).is_file()

@@ -1,0 +1,104 @@
+"""`kluebook compare`: two predictions files, two configurations of a sweep, and its errors."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from kluebook.book import copy_sources
+from kluebook.cli import app
+from kluebook.tasks import get_task
+
+
+def _write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path, imperfect_predictions):
+    """An NLI dev file, a good and a poor predictions file, and one missing a line."""
+    task = get_task("nli")
+    gold = task.module.generate(seed=2, dev_size=600)["dev"]
+    task.module.write_official(gold, tmp_path / "dev.json")
+    lines = task.module.gold_predictions(gold)
+    good = [dict(r) for r in lines]
+    poor = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(1))
+    return {
+        "gold": str(tmp_path / "dev.json"),
+        "good": _write_jsonl(tmp_path / "good.jsonl", good),
+        "poor": _write_jsonl(tmp_path / "poor.jsonl", poor),
+        "short": _write_jsonl(tmp_path / "short.jsonl", good[:-1]),
+    }
+
+
+def _compare(*args):
+    return CliRunner().invoke(app, ["compare", *args])
+
+
+def test_two_predictions_files_get_a_verdict_per_metric(files):
+    result = _compare(files["good"], files["poor"], "--task", "nli", "--gold", files["gold"])
+    assert result.exit_code == 0, result.output
+    assert "paired bootstrap over 600 sentence pairs" in result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("Accuracy"))
+    assert line.endswith("A is better")
+    reverse = _compare(files["poor"], files["good"], "--task", "nli", "--gold", files["gold"])
+    assert reverse.output.splitlines()[-1].endswith("B is better")
+    same = _compare(files["poor"], files["poor"], "--task", "nli", "--gold", files["gold"])
+    assert same.output.splitlines()[-1].endswith("1.000  not distinguishable with this dev set")
+
+
+def test_mismatched_guids_or_tasks_are_one_line_errors(files):
+    short = _compare(files["good"], files["short"], "--task", "nli", "--gold", files["gold"])
+    assert short.exit_code != 0
+    assert "missing prediction for guid" in str(short.exception)
+    other_task = _compare(files["good"], files["poor"], "--task", "ynat", "--gold", files["gold"])
+    assert other_task.exit_code != 0 and "not a YNAT file" in str(other_task.exception)
+
+
+def _kluebook(root, *args):
+    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
+    env.pop("KLUEBOOK_CACHE", None)
+    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root)
+
+
+@pytest.mark.slow
+def test_two_configurations_of_the_learning_rate_sweep(tmp_path):
+    """Three tiny ynat runs of the shipped sweep, one seed each; their records carry intervals."""
+    root = copy_sources(tmp_path)
+    limits = ["--set", "train_limit=200", "--set", "dev_limit=80"]
+    ran = _kluebook(
+        root,
+        "run",
+        "--matrix",
+        "learning-rate",
+        "--tasks",
+        "ynat",
+        "--seeds",
+        "1",
+        "--quiet",
+        *limits,
+    )
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    records = [json.loads(p.read_text()) for p in (root / "results/smoke/ynat").glob("*.json")]
+    assert len(records) == 3
+    for record in records:
+        interval = record["intervals"]["macro_f1"]
+        assert interval["low"] <= record["metrics"]["macro_f1"] <= interval["high"]
+        assert record["bootstrap"]["unit"] == "headline"
+    labels = sorted(r["config"] for r in records)
+    compared = _kluebook(root, "compare", labels[0], labels[1], "--task", "ynat")
+    assert compared.returncode == 0, compared.stderr
+    lines = compared.stdout.splitlines()
+    assert lines[0] == f"ynat: A = {labels[0]} (1 seed), B = {labels[1]} (1 seed)"
+    assert "paired bootstrap over 80 headlines" in lines[1]
+    assert lines[-1].startswith("Macro F1") and lines[-1].endswith(
+        ("A is better", "B is better", "not distinguishable with this dev set")
+    )
+    unknown = _kluebook(root, "compare", labels[0], "nope", "--task", "ynat")
+    assert unknown.returncode == 2 and "no succeeded ynat run of 'nope'" in unknown.stderr
