@@ -125,21 +125,48 @@ ExecutorName = Annotated[
     typer.Option(
         "--executor",
         help="local: on this machine (--jobs at once); dask: send every run to the Dask "
-        "scheduler given by --scheduler (needs the `dask` extra).",
+        "scheduler given by --scheduler; slurm: run every run in Slurm jobs through "
+        "dask-jobqueue (dask and slurm need the `dask` extra).",
     ),
 ]
 Jobs = Annotated[
     int,
     typer.Option(
-        help="Runs at once on this machine (local executor); the CPU threads are split between "
-        "them and, on a machine with GPUs, each gets its own GPU."
+        help="Runs at once: on this machine (local executor; the CPU threads are split between "
+        "them and, on a machine with GPUs, each gets its own GPU), or Slurm jobs at once "
+        "(--executor slurm; one run at a time per job)."
     ),
 ]
 Threads = Annotated[
     int | None,
     typer.Option(
         help="CPU threads per run (OMP_NUM_THREADS in its kernel); default: cores / --jobs, or "
-        "torch's default with one job."
+        "torch's default with one job. With --executor slurm: the cores of each job "
+        "(default 4)."
+    ),
+]
+SlurmPartition = Annotated[
+    str | None,
+    typer.Option(help="--executor slurm: the partition the jobs go to (default: Slurm's)."),
+]
+SlurmMemory = Annotated[str, typer.Option(help="--executor slurm: memory per job, e.g. 16GB.")]
+GpusPerJob = Annotated[
+    int,
+    typer.Option(
+        help="--executor slurm: 1 asks each job for a GPU (--gres=gpu:1) for the runs of real "
+        "checkpoints; 0 for none (CPU, or the tiny stand-in)."
+    ),
+]
+SlurmWalltime = Annotated[
+    str | None,
+    typer.Option(help="--executor slurm: each job's time limit, e.g. 24:00:00."),
+]
+Patience = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds to wait, before any run starts, for a Dask worker or a queued Slurm job "
+        "that can take the runs (saying what it waits for every 30 s); then a one-line error "
+        "and no run is recorded. Default: 120 (dask), 3600 (slurm)."
     ),
 ]
 Scheduler = Annotated[
@@ -155,10 +182,27 @@ Resources = Annotated[
 Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
 
 
-def _executor(executor: str, jobs: int, threads: int | None, scheduler, resources):
-    """The executor the options name; Dask is imported only when it is chosen."""
+def _executor(
+    executor: str, jobs: int, threads: int | None, scheduler, resources, slurm=None, patience=None
+):
+    """The executor the options name; Dask is imported only when it is chosen.
+
+    `slurm`: (partition, memory, gpus per job, walltime) for --executor slurm."""
     from kluebook import executors
 
+    if executor == "slurm":
+        if scheduler or resources is not None:
+            raise KluebookError("--scheduler and --resources go with --executor dask")
+        partition, memory, gpus, walltime = slurm or (None, "16GB", 1, None)
+        return executors.SlurmExecutor(
+            jobs,
+            threads or 4,
+            memory,
+            gpus,
+            partition,
+            walltime,
+            **({} if patience is None else {"patience": patience}),
+        )
     if executor == "local":
         if scheduler:
             raise KluebookError("--scheduler goes with --executor dask")
@@ -172,8 +216,10 @@ def _executor(executor: str, jobs: int, threads: int | None, scheduler, resource
                 "run as many runs as they have threads"
             )
         chosen = None if resources is None else executors.parse_resources(resources)
-        return executors.DaskExecutor(scheduler, chosen)
-    raise KluebookError(f"unknown executor {executor!r}; choose local or dask")
+        return executors.DaskExecutor(
+            scheduler, chosen, **({} if patience is None else {"patience": patience})
+        )
+    raise KluebookError(f"unknown executor {executor!r}; choose local, dask or slurm")
 
 
 def _matrix_path(matrix: Path | None) -> Path | None:
@@ -195,7 +241,7 @@ def _run(
     matrix,
     force,
     quiet,
-    execution=("local", 1, None, None, None),
+    execution=("local", 1, None, None, None, None, None),
 ) -> bool:
     seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
     matrix = _matrix_path(matrix)
@@ -240,6 +286,11 @@ def run(
     threads: Threads = None,
     scheduler: Scheduler = None,
     resources: Resources = None,
+    slurm_partition: SlurmPartition = None,
+    slurm_memory: SlurmMemory = "16GB",
+    gpus_per_job: GpusPerJob = 1,
+    slurm_walltime: SlurmWalltime = None,
+    patience: Patience = None,
 ) -> None:
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
@@ -254,10 +305,22 @@ def run(
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
-    have this repository and environment: each run's files come back here.
+    have this repository and environment: each run's files come back here. A run uses one GPU.
+
+    On Slurm, from a login node of a checkout on the shared filesystem (the tested recipe, with
+    the partition and sizes of your cluster):
+
+    `kluebook run --profile paper --tasks ynat --executor slurm --slurm-partition gpu --jobs 4
+    --threads 8 --slurm-memory 32GB --gpus-per-job 1 --slurm-walltime 24:00:00`
+
+    Each job is one Dask worker (dask-jobqueue's SLURMCluster, processes=1) that executes one run
+    at a time on its GPU with the job's cores; the command waits while jobs are queued
+    (--patience) and submits a job again when one dies, whose run executes on another. Options
+    not given come from dask-jobqueue's config (`jobqueue.slurm`, e.g. account, interface).
     """
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    execution = (executor, jobs, threads, scheduler, resources)
+    slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
+    execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
     if not _run(*options, force, quiet, execution):
         raise typer.Exit(1)
 

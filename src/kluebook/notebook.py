@@ -16,7 +16,7 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from kluebook import records
+from kluebook import devices, records
 from kluebook.data import data_checksum, data_dir_for, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
@@ -73,6 +73,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
 
     `namespace` is the notebook's `globals()`: the common parameters are read from it.
     """
+    devices.keep_one_gpu()  # before CUDA starts: the Trainer would use every GPU it sees
     task = get_task(task_name)
     missing = [name for name in COMMON_PARAMETERS if name not in namespace]
     if missing:
@@ -166,6 +167,7 @@ def finish_run(
         "data_checksum": data_checksum(run.task, run.parameters["data_source"], run.data_dir),
         "libraries": records.library_versions(),
         "device": records.device_description(),
+        "devices": devices.run_devices(),
         "started_at": run.started_at,
         "notebook_wall_time_s": round(wall_time, 1),
         # CPU seconds of the kernel so far, imports included: what a run costs, whatever else

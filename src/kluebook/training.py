@@ -33,7 +33,7 @@ from transformers import (
     TrainingArguments,
 )
 
-from kluebook import speed
+from kluebook import devices, speed
 from kluebook.checkpoints import check_hub_model
 from kluebook.errors import KluebookError
 from kluebook.official_trainer import (
@@ -293,9 +293,11 @@ def fine_tune(
     if apply_recipe is not None:
         apply_recipe(recipe)
     collator = data_collator or trainer_class.default_collator(tokenizer)
+    args = speed.apply(training_arguments(recipe, output_dir, seed, len(train)), recipe, model)
+    devices.check_trainer_devices(args)
     trainer = trainer_class(
         model=model,
-        args=speed.apply(training_arguments(recipe, output_dir, seed, len(train)), recipe, model),
+        args=args,
         train_dataset=train,
         eval_dataset=dev,
         data_collator=padded_collator(collator, recipe),

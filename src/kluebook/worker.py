@@ -182,24 +182,34 @@ def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProduct
 def worker_kernel_environment() -> dict:
     """The kernel environment of a run on a Dask worker, where nobody chose it.
 
-    Threads: this machine's cores shared among the runs the worker executes at once, unless
-    OMP_NUM_THREADS is set. GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the
-    worker's own GPU with dask-cuda (it lists the others after it), so that a run never spreads
-    over several GPUs (the Trainer would, with DataParallel).
+    Threads: the cores of the machine, or of the Slurm job the worker runs in, shared among the
+    runs the worker executes at once (its threads, or its `run` resource where it offers one);
+    outside a Slurm job, OMP_NUM_THREADS wins where it is set (inside one it is the nanny's 1,
+    not a choice). GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the worker's
+    own GPU with dask-cuda (it lists the others after it), so that a run never spreads over
+    several GPUs (the Trainer would, with DataParallel).
     """
     env = {}
     devices = os.environ.get("CUDA_VISIBLE_DEVICES", "")
     if "," in devices:
         env["CUDA_VISIBLE_DEVICES"] = devices.split(",")[0].strip()
-    if any(name in os.environ for name in THREAD_VARIABLES):
+    in_slurm_job = "SLURM_JOB_ID" in os.environ
+    if not in_slurm_job and any(name in os.environ for name in THREAD_VARIABLES):
         return env
     try:
         from distributed import get_worker
 
-        slots = get_worker().state.nthreads
+        state = get_worker().state
+        slots = min(state.nthreads, int(state.total_resources.get("run", state.nthreads)))
     except (ImportError, ValueError):
         return env
-    return {**env, **thread_environment(max(1, available_cpus() // max(1, slots)))}
+    return {**env, **thread_environment(max(1, job_cpus() // max(1, slots)))}
+
+
+def job_cpus() -> int:
+    """The cores this process may use: its Slurm job's (SLURM_CPUS_PER_TASK), else the machine's."""
+    cpus = os.environ.get("SLURM_CPUS_PER_TASK", "")
+    return int(cpus) if cpus.isdigit() else available_cpus()
 
 
 def available_cpus() -> int:
