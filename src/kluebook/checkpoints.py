@@ -2,6 +2,7 @@
 and the early check that a hub checkpoint can be reached."""
 
 from functools import cache
+from pathlib import Path
 
 import yaml
 
@@ -20,6 +21,23 @@ def registered_models() -> dict[str, dict]:
 def model_entry(model: str) -> dict:
     """The registry entry of a model; any other id or path is treated as a base-size model."""
     return registered_models().get(model, UNLISTED)
+
+
+def looks_like_path(model: str) -> bool:
+    """A model given as a folder (`./ckpt`, `/models/x`, `runs/a/b`), not a hub id `org/name`."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
+
+
+def check_model(model: str) -> None:
+    """Fail early, in one line, for a model folder that is not there or a hub id that cannot be
+    reached (the tiny stand-in is built by the run itself)."""
+    from kluebook.tiny_model import TINY_MODEL
+
+    if model == TINY_MODEL or Path(model).is_dir():
+        return
+    if Path(model).exists() or looks_like_path(model):
+        raise KluebookError(f"model {model}: no such folder")
+    check_hub_model(model)
 
 
 def check_hub_model(model: str, timeout: float = 10.0) -> None:

@@ -16,7 +16,7 @@ from kluebook.tasks import Task
 
 
 def manifest() -> dict:
-    """configs/data.yaml: the base URL and the pins (`git_blob`, `sha256`) of every official file."""
+    """configs/data.yaml: the base URL and the pins (`git_blob`, `sha256`) of each file."""
     with open(CONFIGS / "data.yaml", encoding="utf-8") as handle:
         return yaml.safe_load(handle)
 

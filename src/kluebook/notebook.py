@@ -20,7 +20,7 @@ from kluebook import devices, records
 from kluebook.data import data_checksum, data_dir_for, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.recipes import Recipe, resolve_recipe, set_active_recipe, switch_parameters
+from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe, set_active_recipe
 from kluebook.scoring import score_predictions
 from kluebook.speed import deviations
 from kluebook.tasks import Task, get_task
@@ -79,9 +79,9 @@ def start_run(task_name: str, namespace: dict) -> Run:
     if missing:
         raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
     parameters = {name: namespace[name] for name in COMMON_PARAMETERS}
-    # Switches a notebook may leave undeclared: the runner injects them only when a run sets them
-    # (`--set bf16=true`, `--set eval_schedule=trainer`), and they are read here.
-    switches = switch_parameters(task)
+    # Recipe fields a notebook may leave undeclared: the runner injects them only when a run sets
+    # them (`--set bf16=true`, `--set micro_batches=4`), and they are read here.
+    switches = recipe_parameters(task)
     parameters.update({name: namespace[name] for name in switches if name in namespace})
     profile, source = parameters["profile"], parameters["data_source"]
     if profile == "paper" and source == "generated":

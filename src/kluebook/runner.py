@@ -23,13 +23,12 @@ from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
 from kluebook import executors, records
-from kluebook.checkpoints import check_hub_model
+from kluebook.checkpoints import check_model
 from kluebook.data import data_checksum, data_dir_for
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
-from kluebook.recipes import PROFILES, resolve_recipe, switch_parameters
-from kluebook.speed import SWITCHES as SPEED_PARAMETERS
+from kluebook.recipes import PROFILES, recipe_parameters, resolve_recipe
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.tiny_model import TINY_MODEL
 from kluebook.worker import Interrupted, RunProducts, RunRequest, produce
@@ -190,7 +189,7 @@ def plan(
         if not task.notebook_path.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({task.notebook_path.name})")
         for overrides in grid:
-            check_parameters(task, overrides)
+            check_parameters(task, overrides, models or matrix["models"], profile)
             for model in models or matrix["models"]:
                 for seed in seeds or matrix["seeds"]:
                     specs.append(
@@ -208,25 +207,28 @@ def plan(
     return specs
 
 
-def check_parameters(task: Task, extra: dict) -> None:
-    """Reject a parameter the task notebook does not declare and that is not a switch, a
-    switch value outside its choices, or a parameter the runner sets."""
+def check_parameters(task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke") -> None:
+    """Reject, in one line, a parameter the task notebook does not declare and that is not a
+    recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
+    combination the recipe refuses, for any of the models in this profile."""
     declared = papermill.inspect_notebook(str(task.notebook_path))
-    for name in extra:
+    settable = recipe_parameters(task)
+    for name, value in extra.items():
         if name in RUNNER_PARAMETERS:
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
-        if name in SPEED_PARAMETERS:
-            if not isinstance(extra[name], bool):
-                raise KluebookError(f"{name} is a switch: --set {name}=true or {name}=false")
-            continue
-        if name in switch_parameters(task):  # a recipe switch: its value checked as a run would
-            resolve_recipe(task, TINY_MODEL, "smoke", {name: extra[name]})
+        if name in settable:
             continue
         if name not in declared:
-            known = [*declared, *switch_parameters(task)]
+            known = [*declared, *settable]
             raise KluebookError(
                 f"unknown parameter {name!r} for {task.name}; known: {', '.join(known)}"
             )
+        kind = declared[name]["inferred_type_name"]
+        if kind == "int" and value is not None and (type(value) is not int or value < 0):
+            raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
+    recipe = {name: value for name, value in extra.items() if name in settable}
+    for model in models:  # the recipe checks its fields' types, ranges and combinations
+        resolve_recipe(task, model, profile, recipe)
 
 
 def preflight(specs: list[RunSpec]) -> None:
@@ -236,8 +238,7 @@ def preflight(specs: list[RunSpec]) -> None:
     for spec in specs:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
     for model in sorted({s.model for s in specs}):
-        if model != TINY_MODEL and not Path(model).exists():
-            check_hub_model(model)
+        check_model(model)
     if any(s.data_source == "hub" for s in specs):
         check_hub_dataset()
 

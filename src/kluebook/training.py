@@ -100,6 +100,11 @@ def batches_per_epoch(train_size: int, recipe: Recipe) -> int:
     return max(1, math.ceil(train_size / recipe.batch_size))
 
 
+def loader_batches_per_epoch(train_size: int, recipe: Recipe) -> int:
+    """The batches the Trainer draws per epoch: the recipe's, each split into `micro_batches`."""
+    return max(1, math.ceil(train_size / (recipe.batch_size // recipe.micro_batches)))
+
+
 def steps_per_epoch(train_size: int, recipe: Recipe) -> int:
     return max(1, math.ceil(train_size / (recipe.batch_size * recipe.gradient_accumulation)))
 
@@ -131,9 +136,10 @@ def training_arguments(recipe: Recipe, output_dir: str | Path, seed: int, train_
     return TrainingArguments(
         output_dir=str(output_dir),
         learning_rate=recipe.learning_rate,
-        per_device_train_batch_size=recipe.batch_size,
+        # Micro-batches: a smaller batch and more accumulation, the same optimizer steps.
+        per_device_train_batch_size=recipe.batch_size // recipe.micro_batches,
         per_device_eval_batch_size=recipe.eval_batch_size,
-        gradient_accumulation_steps=recipe.gradient_accumulation,
+        gradient_accumulation_steps=recipe.gradient_accumulation * recipe.micro_batches,
         num_train_epochs=recipe.epochs,
         warmup_steps=math.ceil(recipe.warmup_ratio * total),
         lr_scheduler_type="linear",
@@ -164,7 +170,7 @@ def training_callbacks(recipe: Recipe, train_size: int) -> list:
     callbacks = []
     steps = evaluation_steps(train_size, recipe)
     if steps is not None:
-        callbacks.append(ScheduledEvaluation(steps, batches_per_epoch(train_size, recipe)))
+        callbacks.append(ScheduledEvaluation(steps, loader_batches_per_epoch(train_size, recipe)))
     if recipe.early_stopping_patience is not None:
         callbacks.append(
             LightningEarlyStopping(recipe.selection_metric, recipe.early_stopping_patience)

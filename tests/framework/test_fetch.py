@@ -97,7 +97,7 @@ def test_the_real_files_reproduce_their_pins():
 
 def test_unreachable_server_is_a_one_line_error(tmp_path, monkeypatch):
     use_manifest(
-        monkeypatch, dict.fromkeys(get_task("ynat").files.values(), {"git_blob": "0" * 40})
+        monkeypatch, {key: {"git_blob": "0" * 40} for key in get_task("ynat").files.values()}
     )
     with pytest.raises(KluebookError, match=r"cannot download http://127\.0\.0\.1:9/"):
         fetch_module.fetch([get_task("ynat")], tmp_path, base_url="http://127.0.0.1:9", timeout=2)

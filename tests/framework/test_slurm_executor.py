@@ -4,6 +4,7 @@
 jobs through dask-jobqueue; the records match those of the local executor, and a job cancelled
 mid-sweep is submitted again without a run being lost. Skipped where Slurm is not installed."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -60,7 +61,7 @@ class SingleNodeSlurm:
     def __init__(self, folder: Path):
         self.folder = folder
         folder.mkdir(parents=True)
-        folder.chmod(0o700)
+        folder.chmod(0o755)  # munged: its socket folder must be traversable
         key = folder / "munge.key"
         key.write_bytes(os.urandom(1024))
         key.chmod(0o600)
@@ -149,10 +150,8 @@ class SingleNodeSlurm:
     def stop(self) -> None:
         for name in reversed(DAEMONS):
             pid_file = self.folder / f"{name}.pid"
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 os.kill(int(pid_file.read_text()), signal.SIGTERM)
-            except (OSError, ValueError):
-                pass
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +179,12 @@ def kluebook(root: Path, *args, env: dict | None = None, **popen):
     )
 
 
+def fresh_root(folder: Path) -> Path:
+    """A new book root with the sources of this checkout."""
+    folder.mkdir(parents=True)
+    return copy_sources(folder)
+
+
 def comparable(root: Path) -> dict[str, dict]:
     return {
         f"{path.parent.name}/{path.name}": {
@@ -191,7 +196,7 @@ def comparable(root: Path) -> dict[str, dict]:
 
 def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(slurm, tmp_path):
     started = time.monotonic()
-    slurm_root = copy_sources(tmp_path / "slurm-root")
+    slurm_root = fresh_root(tmp_path / "slurm-root")
     sweep = kluebook(
         slurm_root,
         *SWEEP,
@@ -222,7 +227,7 @@ def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(slurm, tmp_pat
     assert not slurm.jobs(), "the sweep left Slurm jobs behind"
     assert not list(slurm_root.glob("slurm-*.out")), "Slurm logs were written into the book root"
 
-    local_root = copy_sources(tmp_path / "local-root")
+    local_root = fresh_root(tmp_path / "local-root")
     local = kluebook(local_root, *SWEEP, "--threads", "1")
     assert local.returncode == 0, local.stdout + local.stderr
     found = comparable(slurm_root)
