@@ -259,7 +259,11 @@ def _run(
     )
     runner.preflight(specs)
     executor = _executor(*execution)
-    summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
+    try:
+        summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: the runs in progress are recorded as interrupted", err=True)
+        raise typer.Exit(130) from None
     typer.echo(
         f"{len(summary.succeeded)} succeeded, {len(summary.skipped)} skipped (up to date), "
         f"{len(summary.failed)} failed"
@@ -424,6 +428,23 @@ def score(
         )
         metrics[key] = None
     typer.echo(json.dumps(metrics, ensure_ascii=False))
+
+
+@app.command()
+def status() -> None:
+    """Show the runs executing now on this book root (by any runner here, or a Dask worker or
+    Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
+    streams to `.cache/logs/<task>/<run>.log`."""
+    from kluebook.worker import runs_in_progress
+
+    running = runs_in_progress()
+    typer.echo(f"{len(running)} run(s) in progress")
+    for run in running:
+        minutes = (time.time() - run["started"]) / 60
+        typer.echo(
+            f"{run['task']:5} {run['name']}  {run['host']}, {minutes:.1f} min  "
+            f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
+        )
 
 
 @app.command("tasks")

@@ -33,6 +33,7 @@ from kluebook.worker import (
     RunRequest,
     available_cpus,
     produce,
+    stop_kernels,
     thread_environment,
 )
 
@@ -95,6 +96,9 @@ class LocalExecutor(Executor):
                 f"--jobs {self.concurrency} on a machine with {len(self.gpus)} GPU(s): each run of "
                 f"a real checkpoint needs its own GPU; use --jobs {len(self.gpus)} or fewer"
             )
+
+    def cancel(self) -> None:
+        stop_kernels()
 
     def produce(self, request: RunRequest) -> RunProducts:
         env = self.slots.get()

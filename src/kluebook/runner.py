@@ -31,7 +31,7 @@ from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
 from kluebook.recipes import PROFILES, recipe_parameters, resolve_recipe
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.tiny_model import TINY_MODEL
-from kluebook.worker import Interrupted, RunProducts, RunRequest, produce
+from kluebook.worker import Interrupted, RunProducts, RunRequest, produce, stop_kernels
 
 # Parameters the runner sets itself; the rest may come from a matrix or from --set.
 RUNNER_PARAMETERS = {
@@ -325,14 +325,28 @@ def execute(
     with lock:
         if not force and is_done(spec, fingerprint):
             return "skipped"
+        started = time.time()
         try:
             products = produce_with(request)
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
+            stop_kernels()
+            store_interrupted(spec, fingerprint, started)
             raise
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
             products.error, products.traceback = records.describe_error(error)
         return store(spec, fingerprint, products)
+
+
+def store_interrupted(spec: RunSpec, fingerprint: str, started: float) -> None:
+    """Record a run stopped by Ctrl-C as interrupted, unless a succeeded record is there."""
+    existing = records.read_record(spec.record_path)
+    if existing is not None and existing.get("status") == "succeeded":
+        return
+    error = ("Interrupted: the sweep was stopped (Ctrl-C) during this run", "")
+    record = records.run_record(spec.task, spec.parameters(), fingerprint, started, failure=error)
+    records.write_record(spec.record_path, {**record, "status": "interrupted"})
+    spec.notebook_path.unlink(missing_ok=True)
 
 
 def store(spec: RunSpec, fingerprint: str, products: RunProducts) -> str:
@@ -447,11 +461,11 @@ def _run_at_once(specs, force, executor, summary) -> None:
             bar.update()
             bar.write(f"{spec.task.name}: {spec.name} {outcome}{_detail(spec, outcome)}")
     except BaseException:
-        # Interrupted here: runs not started are dropped, runs in progress are cancelled where
-        # the executor can (Dask) or finish and are written (local kernels); the next sweep
-        # executes only the runs without an up-to-date record.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Interrupted here: runs not started are dropped, runs in progress are stopped (their
+        # kernels killed, their Dask futures cancelled) and recorded as interrupted; the next
+        # sweep executes only the runs without an up-to-date record.
         executor.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         bar.close()
