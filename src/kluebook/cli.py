@@ -97,6 +97,20 @@ Seeds = Annotated[
 DataSource = Annotated[
     str | None, typer.Option(help="generated | official | hub (default: the run matrix's).")
 ]
+ModelRevision = Annotated[
+    str,
+    typer.Option(
+        help="Hub commit, tag or branch of the models (default: the current commit). Resolved "
+        "to a commit before any run; recorded, in the fingerprint and in the rerun command."
+    ),
+]
+DataRevision = Annotated[
+    str,
+    typer.Option(
+        help="Hub commit, tag or branch of the klue/klue dataset for --data-source hub (default: "
+        "the current commit); its commit is the run's data checksum."
+    ),
+]
 DataDir = Annotated[
     str | None,
     typer.Option(help="Folder laid out like KLUE's klue_benchmark/, for --data-source official."),
@@ -242,6 +256,7 @@ def _run(
     force,
     quiet,
     execution=("local", 1, None, None, None, None, None),
+    revisions=("", ""),
 ) -> bool:
     seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
     matrix = _matrix_path(matrix)
@@ -256,8 +271,10 @@ def _run(
         data_dir=data_dir,
         extra=extra,
         matrix_path=matrix,
+        model_revision=revisions[0],
+        data_revision=revisions[1],
     )
-    runner.preflight(specs)
+    specs = runner.preflight(specs)
     executor = _executor(*execution)
     try:
         summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
@@ -281,6 +298,8 @@ def run(
     seeds: Seeds = None,
     data_source: DataSource = None,
     data_dir: DataDir = None,
+    model_revision: ModelRevision = "",
+    data_revision: DataRevision = "",
     settings: Settings = [],  # noqa: B006  (typer reads the default; it is never mutated)
     matrix: Matrix = None,
     force: Force = False,
@@ -325,7 +344,7 @@ def run(
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
-    if not _run(*options, force, quiet, execution):
+    if not _run(*options, force, quiet, execution, (model_revision, data_revision)):
         raise typer.Exit(1)
 
 

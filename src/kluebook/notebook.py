@@ -16,8 +16,8 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from kluebook import devices, records
-from kluebook.data import data_checksum, data_dir_for, load_split
+from kluebook import checkpoints, devices, records
+from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
 from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe, set_active_recipe
@@ -39,6 +39,9 @@ COMMON_PARAMETERS = (
     "dev_limit",
     "output_dir",
 )
+# What a run is pinned to on the hub: set by the runner (resolved to commits) or, in a notebook
+# run by hand, resolved here; "" for a local model or local data.
+REVISION_PARAMETERS = ("model_revision", "data_revision")
 
 
 @dataclass
@@ -59,7 +62,13 @@ class Run:
 
     def load(self, split: str) -> list[dict]:
         """A split's records, cut to the `<split>_limit` parameter when one is set."""
-        rows = load_split(self.task, split, self.parameters["data_source"], self.data_dir)
+        rows = load_split(
+            self.task,
+            split,
+            self.parameters["data_source"],
+            self.data_dir,
+            self.parameters["data_revision"],
+        )
         limit = self.parameters.get(f"{split}_limit") or 0
         return rows[:limit] if limit else rows
 
@@ -84,6 +93,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
     switches = recipe_parameters(task)
     parameters.update({name: namespace[name] for name in switches if name in namespace})
     profile, source = parameters["profile"], parameters["data_source"]
+    pin_revisions(task, parameters, namespace)
     if profile == "paper" and source == "generated":
         raise KluebookError("the paper profile needs real data: data_source 'official' or 'hub'")
     recipe = resolve_recipe(
@@ -104,6 +114,21 @@ def start_run(task_name: str, namespace: dict) -> Run:
         recipe=recipe,
         data_dir=data_dir,
         output_dir=output_dir,
+    )
+
+
+def pin_revisions(task: Task, parameters: dict, namespace: dict) -> None:
+    """Resolve the run's hub model and data revisions to commits (a commit given by the runner
+    is taken as it is: the hub is not asked again) and load the model at that commit."""
+    model = parameters["model"]
+    asked = {name: namespace.get(name) or "" for name in REVISION_PARAMETERS}
+    parameters["model_revision"] = checkpoints.check_model(model, asked["model_revision"])
+    if parameters["model_revision"]:
+        checkpoints.pin(model, parameters["model_revision"])
+    parameters["data_revision"] = (
+        hub_dataset_revision(task, asked["data_revision"])
+        if parameters["data_source"] == "hub"
+        else ""
     )
 
 
@@ -135,7 +160,8 @@ def model_revision(model: str, checkpoint: str) -> str:
         return f"built locally: {Path(checkpoint).name}"
     if Path(model).exists():
         return f"local path: {model}"
-    return getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
+    pinned = checkpoints.pinned_revision(model)
+    return pinned or getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 
 
 def finish_run(
@@ -164,7 +190,9 @@ def finish_run(
         "best_checkpoint": best,
         "last_checkpoint": last,
         "counts": counts,
-        "data_checksum": data_checksum(run.task, run.parameters["data_source"], run.data_dir),
+        "data_checksum": data_checksum(
+            run.task, run.parameters["data_source"], run.data_dir, run.parameters["data_revision"]
+        ),
         "libraries": records.library_versions(),
         "device": records.device_description(),
         "devices": devices.run_devices(),

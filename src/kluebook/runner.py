@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 from kluebook import executors, records
 from kluebook.checkpoints import check_model
-from kluebook.data import data_checksum, data_dir_for
+from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
@@ -62,6 +62,10 @@ class RunSpec:
     data_dir: str = ""
     extra: dict = field(default_factory=dict)
     default_data: tuple[str, str] = ("", "")
+    # Hub revisions: as asked (a commit, tag or branch; "" for the current one), then resolved
+    # to commits by `pin_revisions`; only hub models and hub data have them.
+    model_revision: str = ""
+    data_revision: str = ""
 
     @cached_property
     def config(self) -> str:
@@ -108,8 +112,18 @@ class RunSpec:
             "data_dir": self.data_dir,
             "seed": self.seed,
             "output_dir": _relative(self.output_dir),
+            **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
         }
+
+    @property
+    def revisions(self) -> dict:
+        return {"model_revision": self.model_revision, "data_revision": self.data_revision}
+
+    @property
+    def checksum(self) -> str:
+        """The data checksum of the run (hub data: the dataset and its commit)."""
+        return data_checksum(self.task, self.data_source, self.data_dir or None, self.data_revision)
 
 
 MATRIX_KEYS = {"profile", "data_source", "data_dir", "models", "seeds", "parameters"}
@@ -175,6 +189,8 @@ def plan(
     data_dir: str | None = None,
     extra: dict | None = None,
     matrix_path: str | Path | None = None,
+    model_revision: str = "",
+    data_revision: str = "",
 ) -> list[RunSpec]:
     """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
     replaced by the arguments; `extra` overrides the matrix's parameters."""
@@ -202,6 +218,8 @@ def plan(
                             data_dir=str(data_dir or matrix.get("data_dir") or ""),
                             extra=overrides,
                             default_data=default_data,
+                            model_revision=model_revision,
+                            data_revision=data_revision,
                         )
                     )
     return specs
@@ -231,27 +249,37 @@ def check_parameters(task: Task, extra: dict, models=(TINY_MODEL,), profile="smo
         resolve_recipe(task, model, profile, recipe)
 
 
-def preflight(specs: list[RunSpec]) -> None:
-    """Check data and models of every run before any of them starts."""
+def preflight(specs: list[RunSpec]) -> list[RunSpec]:
+    """Check data and models of every run before any of them starts; return the runs with their
+    hub revisions resolved to commits (`pin_revisions`)."""
     if any(s.profile == "paper" and s.data_source == "generated" for s in specs):
         raise KluebookError("the paper profile needs real data: --data-source official or hub")
     for spec in specs:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
-    for model in sorted({s.model for s in specs}):
-        check_model(model)
-    if any(s.data_source == "hub" for s in specs):
-        check_hub_dataset()
+        if spec.data_revision and spec.data_source != "hub":
+            raise KluebookError("--data-revision is for --data-source hub")
+    return pin_revisions(specs)
 
 
-def check_hub_dataset(timeout: float = 10.0) -> None:
-    import huggingface_hub
-
-    try:
-        huggingface_hub.dataset_info("klue/klue", timeout=timeout)
-    except Exception as error:  # connection, proxy and timeout errors of several libraries
-        raise KluebookError(
-            f"cannot reach the Hugging Face hub for dataset klue/klue: {type(error).__name__}"
-        ) from error
+def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
+    """Each run with its model and hub data revisions resolved to commits, once per model and
+    per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
+    that cannot be found fails here, in one line, before any run."""
+    models = {(s.model, s.model_revision) for s in specs}
+    model_commits = {pair: check_model(*pair) for pair in sorted(models)}
+    configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
+    data_commits = {
+        (name, revision): hub_dataset_revision(get_task(name), revision)
+        for name, revision in sorted(configs)
+    }
+    return [
+        replace(
+            spec,
+            model_revision=model_commits[(spec.model, spec.model_revision)],
+            data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
+        )
+        for spec in specs
+    ]
 
 
 def notebook_code(path: Path) -> str:
@@ -265,7 +293,7 @@ def spec_fingerprint(spec: RunSpec) -> str:
 
 
 def fingerprint_of(spec: RunSpec, code: str) -> str:
-    checksum = data_checksum(spec.task, spec.data_source, spec.data_dir or None)
+    checksum = spec.checksum
     return records.fingerprint(code, spec.parameters(), checksum, records.run_code_hash(spec.task))
 
 
@@ -281,7 +309,7 @@ def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, st
         parameters=spec.parameters(),
         notebook=text,
         code_hash=records.run_code_hash(spec.task),
-        data_checksum=data_checksum(spec.task, spec.data_source, spec.data_dir or None),
+        data_checksum=spec.checksum,
         log_output=log_output,
     )
     return request, fingerprint_of(spec, code)

@@ -34,7 +34,7 @@ from transformers import (
 )
 
 from kluebook import devices, speed
-from kluebook.checkpoints import check_hub_model
+from kluebook.checkpoints import hub_snapshot
 from kluebook.errors import KluebookError
 from kluebook.official_trainer import (
     LightningEarlyStopping,
@@ -53,16 +53,16 @@ from kluebook.tiny_model import TINY_MODEL, build_tiny_model, uses_token_type_id
 def resolve_checkpoint(
     model: str, corpus: list[str] | None = None, tiny_embedding_std: float | None = None
 ) -> str:
-    """A loadable model path or hub id; the tiny stand-in is built from `corpus` on first use
-    (with its embedding tables drawn from N(0, tiny_embedding_std) where that is given)."""
+    """A loadable model folder: a local one as given, a hub model's files at its pinned commit
+    (`kluebook.checkpoints.hub_snapshot`), or the tiny stand-in, built from `corpus` on first
+    use (with its embedding tables drawn from N(0, tiny_embedding_std) where that is given)."""
     if model == TINY_MODEL:
         if not corpus:
             raise KluebookError(f"{TINY_MODEL} needs the training text to build its vocabulary")
         return str(build_tiny_model(corpus, embedding_std=tiny_embedding_std))
     if Path(model).exists():
         return model
-    check_hub_model(model)
-    return model
+    return hub_snapshot(model)
 
 
 def load_tokenizer(checkpoint: str) -> PreTrainedTokenizerBase:

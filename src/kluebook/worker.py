@@ -206,7 +206,12 @@ def check_environment(request: RunRequest) -> None:
             f"({request.task}); install the same commit there"
         )
     parameters = request.parameters
-    checksum = data_checksum(task, parameters["data_source"], data_path(parameters["data_dir"]))
+    checksum = data_checksum(
+        task,
+        parameters["data_source"],
+        data_path(parameters["data_dir"]),
+        parameters.get("data_revision", ""),
+    )
     if checksum != request.data_checksum:
         raise EnvironmentMismatch(
             f"the {request.task} data on {here} differ from the submitting checkout's "
