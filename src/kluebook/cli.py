@@ -490,7 +490,8 @@ def data_fetch(
         ),
     ] = None,
 ) -> None:
-    """Download the official KLUE v1.1 train/dev files and check their SHA-256."""
+    """Download the official KLUE v1.1 train/dev files, each checked against its git blob id at
+    the pinned KLUE commit (and its SHA-256 where known) before it is used."""
     from kluebook.fetch import fetch
     from kluebook.tasks import all_tasks, get_task
 
