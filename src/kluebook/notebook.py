@@ -93,7 +93,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
     switches = recipe_parameters(task)
     parameters.update({name: namespace[name] for name in switches if name in namespace})
     profile, source = parameters["profile"], parameters["data_source"]
-    pin_revisions(task, parameters, namespace)
+    resolve_revisions(task, parameters, namespace)
     if profile == "paper" and source == "generated":
         raise KluebookError("the paper profile needs real data: data_source 'official' or 'hub'")
     recipe = resolve_recipe(
@@ -117,7 +117,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
     )
 
 
-def pin_revisions(task: Task, parameters: dict, namespace: dict) -> None:
+def resolve_revisions(task: Task, parameters: dict, namespace: dict) -> None:
     """Resolve the run's hub model and data revisions to commits (a commit given by the runner
     is taken as it is: the hub is not asked again) and load the model at that commit."""
     model = parameters["model"]
