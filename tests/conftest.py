@@ -143,3 +143,54 @@ def fit_with_lightning(module, batches: int, **settings) -> None:
             torch.utils.data.DataLoader(train, batch_size=1),
             torch.utils.data.DataLoader(dev),
         )
+
+
+def valid_record(fields: dict):
+    """A `RunRecord` with `fields` (task, profile, model, seed, metrics, status…), completed
+    with what `kluebook run` would record; made from today's code and notebook of its task unless
+    `fields` holds its `inputs`. A failed run keeps no outcome."""
+    from kluebook import records
+    from kluebook.tasks import get_task
+
+    task = get_task(fields.get("task", "ynat"))
+    parameters = {
+        "model": fields.get("model", "kluebook/tiny-roberta"),
+        "profile": fields.get("profile", "smoke"),
+        "data_source": fields.get("data_source", "generated"),
+        "data_dir": "",
+        "seed": fields.get("seed", 1),
+        "output_dir": ".cache/outputs",
+    }
+    inputs = records.Inputs.model_validate(
+        fields.get("inputs")
+        or {
+            **records.current_code(task),
+            "parameters": records.text_digest(str(parameters)),
+            "data": "generated-data",
+        }
+    )
+    record = {
+        "task": task.name,
+        "task_version": task.version,
+        **{k: parameters[k] for k in ("model", "profile", "seed", "data_source")},
+        "parameters": parameters,
+        "finished_at": "2026-01-02T03:04:05+00:00",
+        "wall_time_s": 1.0,
+        "status": "succeeded",
+        **fields,
+        "inputs": inputs,
+        "fingerprint": inputs.fingerprint,
+    }
+    if record["status"] == "succeeded":
+        outcome = {
+            "model_revision": "built locally",
+            "recipe": {},
+            "data_checksum": "d",
+            "metrics": {},
+        }
+        record = {**outcome, **record}
+    else:
+        outcome_fields = set(records.Outcome.model_fields)
+        record = {k: v for k, v in record.items() if k not in outcome_fields}
+        record.setdefault("error", "RuntimeError: failed")
+    return records.RunRecord.model_validate(record)

@@ -33,6 +33,16 @@ def site_inputs_digest(root: Path = ROOT) -> str:
 # The code that writes the generated pages, besides the records, configs and task folders.
 PAGE_CODE = (
     "report.py",
+    "aggregation.py",
+    "klue_marks.py",
+    "klue_table.py",
+    "links.py",
+    "results_page.py",
+    "downloads.py",
+    "status_page.py",
+    "records.py",
+    "run_pages.py",
+    "runner.py",
     "pages.py",
     "result_figures.py",
     "model_index.py",
@@ -75,12 +85,10 @@ def write_generated_pages(force: bool = False) -> bool:
     digest = generated_pages_digest()
     if not force and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
         return False
-    from kluebook.pages import write_pages
-    from kluebook.report import write_report
+    from kluebook.report import write_generated
 
     stamp.unlink(missing_ok=True)
-    write_report()
-    write_pages()
+    write_generated()
     stamp.write_text(digest + "\n", encoding="utf-8")
     return True
 

@@ -244,6 +244,27 @@ def _matrix_path(matrix: Path | None) -> Path | None:
     return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
 
 
+def _plan(
+    profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions=("", "")
+) -> list:
+    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
+    matrix = _matrix_path(matrix)
+    from kluebook import runner
+
+    return runner.plan(
+        profile,
+        tasks=_split(tasks),
+        models=_split(models),
+        seeds=seed_list,
+        data_source=data_source,
+        data_dir=data_dir,
+        extra=extra,
+        matrix_path=matrix,
+        model_revision=revisions[0],
+        data_revision=revisions[1],
+    )
+
+
 def _run(
     profile,
     tasks,
@@ -258,22 +279,10 @@ def _run(
     execution=("local", 1, None, None, None, None, None),
     revisions=("", ""),
 ) -> bool:
-    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
-    matrix = _matrix_path(matrix)
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    specs = _plan(*options, revisions)
     from kluebook import runner
 
-    specs = runner.plan(
-        profile,
-        tasks=_split(tasks),
-        models=_split(models),
-        seeds=seed_list,
-        data_source=data_source,
-        data_dir=data_dir,
-        extra=extra,
-        matrix_path=matrix,
-        model_revision=revisions[0],
-        data_revision=revisions[1],
-    )
     specs = runner.preflight(specs)
     executor = _executor(*execution)
     try:
@@ -286,8 +295,24 @@ def _run(
         f"{len(summary.failed)} failed"
     )
     for spec in summary.failed:
-        typer.echo(f"failed: {spec.task.name} {spec.name} (record: {spec.record_path})", err=True)
+        kept = spec.record_path.exists()
+        beside = f", beside the kept result {_shown(spec.record_path)}" if kept else ""
+        typer.echo(
+            f"failed: {spec.task.name} {spec.name} (recorded in {_shown(spec.failure_path)}"
+            f"{beside}; `kluebook status` lists it)",
+            err=True,
+        )
     return not summary.failed
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def _states(specs) -> list:
+    from kluebook import runner
+
+    return [(spec, runner.run_state(spec)) for spec in specs]
 
 
 @app.command()
@@ -314,17 +339,23 @@ def run(
     gpus_per_job: GpusPerJob = 1,
     slurm_walltime: SlurmWalltime = None,
     patience: Patience = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(help="Say which runs would execute, and why, without executing any."),
+    ] = False,
 ) -> None:
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
     Everything is written under the book root: KLUEBOOK_ROOT, else the checkout kluebook runs
-    from, else the current directory. Each run writes an executed notebook to
-    `book/runs/<task>/` and a JSON record to `results/<profile>/<task>/`, named after its model,
-    its overrides (if any) and its seed, so runs of different configurations never overwrite
-    each other. Runs whose record matches (same notebook, parameters, data and the code the run
-    executes) are skipped; a second runner on the same book root waits for a run in progress
-    instead of repeating it. A failing run is recorded as failed, the others go on, and the
-    command exits 1 at the end.
+    from, else the current directory. Each run writes its page to `book/runs/<task>/` and its
+    record, predictions and executed notebook to `results/<profile>/<task>/`, named after its
+    model (a local folder: its name and a hash of its files), its overrides (if any) and its
+    seed, so runs of different configurations never overwrite each other. Runs whose record
+    matches (same notebook, parameters, data and the code the run executes) are skipped; a
+    second runner on the same book root waits for a run in progress instead of repeating it.
+    A failing run is recorded as failed beside its last good result (which it never replaces),
+    the others go on, and the command exits 1 at the end. --dry-run says which runs would
+    execute and why.
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
@@ -344,8 +375,56 @@ def run(
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
-    if not _run(*options, force, quiet, execution, (model_revision, data_revision)):
+    revisions = (model_revision, data_revision)
+    if dry_run:
+        from kluebook.runner import pin_revisions
+
+        states = _states(pin_revisions(_plan(*options, revisions)))
+        chosen = [(s, st) for s, st in states if force or st.state != "current"]
+        for spec, state in states:
+            verb = "would execute" if force or state.state != "current" else "would skip"
+            typer.echo(f"{verb}: {spec.task.name} {spec.name}: {state}")
+        typer.echo(f"would execute {len(chosen)} of {len(states)} runs (dry run: none executed)")
+        return
+    if not _run(*options, force, quiet, execution, revisions):
         raise typer.Exit(1)
+
+
+@app.command()
+def status(
+    profile: Profile = "smoke",
+    tasks: Tasks = None,
+    models: Models = None,
+    seeds: Seeds = None,
+    data_source: DataSource = None,
+    data_dir: DataDir = None,
+    settings: Settings = [],  # noqa: B006
+    matrix: Matrix = None,
+) -> None:
+    """List every run of a run matrix (the options of `kluebook run`) as current, stale (and
+    which input changed since: notebook, parameters, data, task code, shared code, task
+    version), failed, interrupted, missing or unreadable. Executes nothing.
+
+    First, the runs executing now on this book root (by any runner here, or a Dask worker or
+    Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
+    streams to `.cache/logs/<task>/<run>.log`."""
+    from kluebook.worker import runs_in_progress
+
+    running = runs_in_progress()
+    typer.echo(f"{len(running)} run(s) in progress")
+    for run in running:
+        minutes = (time.time() - run["started"]) / 60
+        typer.echo(
+            f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
+            f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
+        )
+    states = _states(_plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix))
+    counts: dict[str, int] = {}
+    for spec, state in states:
+        typer.echo(f"{spec.task.name} {spec.name}: {state}")
+        counts[state.state] = counts.get(state.state, 0) + 1
+    order = ("current", "stale", "failed", "interrupted", "missing", "unreadable", "unchecked")
+    typer.echo(", ".join(f"{counts.get(name, 0)} {name}" for name in order))
 
 
 @app.command()
@@ -354,10 +433,9 @@ def report() -> None:
     results.csv, results.json and model-index snippets, and the status page; from the task
     registry and the records, the task table, prediction formats, methods pages, a landing page
     per task, and the table of contents that puts each task's runs under its page."""
-    from kluebook.pages import write_pages
-    from kluebook.report import write_report
+    from kluebook.report import write_generated
 
-    for path in [*write_report(), *write_pages()]:
+    for path in write_generated():
         typer.echo(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
@@ -447,23 +525,6 @@ def score(
         )
         metrics[key] = None
     typer.echo(json.dumps(metrics, ensure_ascii=False))
-
-
-@app.command()
-def status() -> None:
-    """Show the runs executing now on this book root (by any runner here, or a Dask worker or
-    Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
-    streams to `.cache/logs/<task>/<run>.log`."""
-    from kluebook.worker import runs_in_progress
-
-    running = runs_in_progress()
-    typer.echo(f"{len(running)} run(s) in progress")
-    for run in running:
-        minutes = (time.time() - run["started"]) / 60
-        typer.echo(
-            f"{run['task']:5} {run['name']}  {run['host']}, {minutes:.1f} min  "
-            f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
-        )
 
 
 @app.command("tasks")

@@ -7,6 +7,7 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCardData
 
 from kluebook.json_files import write_text_if_changed
+from kluebook.klue_table import short_name
 from kluebook.records import model_slug
 from kluebook.tasks import all_tasks
 
@@ -20,8 +21,6 @@ DATASETS = {
 
 def eval_results(rows) -> list[EvalResult]:
     """One `EvalResult` per (configuration, task, metric) of a model's reproduced rows."""
-    from kluebook.report import short_name
-
     tasks = all_tasks()
     results = []
     for row in rows:

@@ -158,8 +158,8 @@ def model_revision(model: str, checkpoint: str) -> str:
     """The hub commit of a checkpoint, or where a local one came from."""
     if model == TINY_MODEL:
         return f"built locally: {Path(checkpoint).name}"
-    if Path(model).exists():
-        return f"local path: {model}"
+    if records.local_model(model) is not None:
+        return f"local folder: {records.model_id(model)}"
     pinned = checkpoints.pinned_revision(model)
     return pinned or getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import yaml
 
-from kluebook import report
+from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.json_files import write_text_if_changed
-from kluebook.paths import GENERATED, RESULTS, ROOT, RUNS
+from kluebook.klue_table import sections_for, table_html
+from kluebook.links import RESULTS_PAGE, run_page, task_page
+from kluebook.paths import GENERATED, ROOT, RUNS
 from kluebook.recipes import resolve_recipe
+from kluebook.results_page import figure_path
 from kluebook.tasks import Task, all_tasks
 from kluebook.tiny_model import TINY_MODEL
 
@@ -127,7 +130,7 @@ def run_pages(task: Task, records: list[dict], root: Path = ROOT) -> list[tuple[
     profile, model, configuration and seed."""
     folder = root / RUNS.relative_to(ROOT) / task.name
     by_page = {
-        report.run_page(r, root): r
+        run_page(r, root): r
         for r in records
         if r["task"] == task.name and r.get("status") == "succeeded"
     }
@@ -152,12 +155,12 @@ def run_pages(task: Task, records: list[dict], root: Path = ROOT) -> list[tuple[
 
 def landing_page(task: Task, records: list[dict], rows, published, root: Path = ROOT) -> str:
     """A task's landing page: what it measures, its metrics, its results, its runs by model."""
-    page = report.task_page(task)
+    page = task_page(task)
     metrics = "; ".join(f"{m.label} (`{m.key}`)" for m in task.metrics)
     selection = next((m.label for m in task.metrics if m.key == task.selection_metric), None)
     mine = [r for r in rows if any(k[0] == task.name for k in r.cells)]
     theirs = [r for r in published if any(k[0] == task.name for k in r.cells)]
-    sections = report.sections_for(mine, theirs)
+    sections = sections_for(mine, theirs)
     text = [
         f"(task-{task.name})=\n# {task.title}\n",
         card_summary(task) + "\n",
@@ -166,12 +169,12 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
         f"| Official metrics | {metrics} |\n"
         f"| Checkpoint selection | the best dev {selection or task.selection_metric} |\n"
         f"| How it is trained and scored | its {{ref}}`methods page <methods-{task.name}>` |\n"
-        f"| All tasks side by side | {{doc}}`the KLUE table </{report.RESULTS_PAGE}>` |\n",
+        f"| All tasks side by side | {{doc}}`the KLUE table </{RESULTS_PAGE}>` |\n",
         "## Results\n",
         "Published test-set scores and this book's dev-set scores (mean, then ± sd and the "
         "number of seeds n; s1, s2, … link to each seed's run).\n",
-        report.table_html(sections, [task], page) + "\n",
-        f":::{{figure}} /{report.figure_path(task).relative_to(ROOT).as_posix()}\n"
+        table_html(sections, [task], page) + "\n",
+        f":::{{figure}} /{figure_path(task).relative_to(ROOT).as_posix()}\n"
         f":alt: {task.title}: each configuration's dev scores beside the published test "
         "scores, one panel per metric.\n\n"
         "Dots: one seed's dev score; diamond and bar: their mean ± sd; crosses: published "
@@ -235,7 +238,7 @@ def table_of_contents(tasks: list[Task], records: list[dict], root: Path = ROOT)
             entry = copy.deepcopy(entry)
             if entry.get("glob") == TASKS_GLOB:
                 for task in tasks:
-                    item = {"file": report.task_page(task)}
+                    item = {"file": task_page(task)}
                     runs = [
                         {"file": docname, "title": run_title(record, docname)}
                         for docname, record in run_pages(task, records, root)
@@ -258,13 +261,12 @@ def table_of_contents(tasks: list[Task], records: list[dict], root: Path = ROOT)
     return toc
 
 
-def write_pages(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
-    """Write the registry pages of the book, the task landing pages and the table of contents;
-    return their paths."""
+def write_pages(out_dir: Path, records: list[dict]) -> list[Path]:
+    """Write the registry pages of the book, the task landing pages and the table of contents
+    from the run records; return their paths."""
     tasks = list(all_tasks().values())
-    records = report.load_records(results)
-    rows = report.reproduced_rows(records)
-    published = report.published_rows(report.published_scores())
+    rows = reproduced_rows(records)
+    published = published_rows(published_scores())
     pages = {
         out_dir / "tasks_table.md": tasks_table(tasks),
         out_dir / "prediction_formats.md": prediction_formats(tasks),

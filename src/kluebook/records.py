@@ -1,24 +1,39 @@
-"""Run records: one JSON file per (task, profile, model, seed), the data behind every table.
+"""Run records: one JSON file per run (task, profile, model, configuration, seed), the data
+behind every table.
 
-`run_record` is the one place a record is made, for a run that succeeded and one that failed.
+A record is one typed structure, `RunRecord`, made in one place (`run_record`) for a run that
+succeeded, failed or was interrupted: the notebook hands over its `Outcome`, the runner adds the
+facts of the run (`Inputs`: what the run was made from, each part hashed). Reading validates
+(`read_records`): a file that is cut short or is not a record is named in a one-line warning and
+listed as unreadable, never taken for a result and never silently dropped.
+
+Local checkpoints are named by content (`model_id`): the folder's name and a hash of its files,
+never its path.
 """
 
+import ast
 import hashlib
 import json
 import platform
 import subprocess
-import time
+import sys
 import traceback
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from importlib.metadata import PackageNotFoundError, distribution, version
 from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.paths import CHECKOUT, scrub
+from kluebook.paths import CHECKOUT, RESULTS, ROOT, scrub
 
-RECORD_SCHEMA = 1
+RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
 OUTCOME_FILE = "outcome.json"
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -33,9 +48,48 @@ LIBRARIES = (
 )
 
 
+def local_model(model: str) -> Path | None:
+    """The folder of a local checkpoint (as given, or inside the book root), else None."""
+    for path in (Path(model), ROOT / model):
+        if path.is_dir():
+            return path.resolve()
+    return None
+
+
+@cache
+def folder_digest(folder: Path) -> str:
+    """SHA-256 over the relative names and contents of every file in a folder."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def model_id(model: str) -> str:
+    """How a run names its model: a hub id as it is; a local checkpoint folder by its name and
+    a hash of its files (`standin-roberta@1a2b3c4d5e6f`), so no path of the machine is kept and
+    a changed checkpoint is another model."""
+    folder = local_model(model)
+    return model if folder is None else f"{folder.name}@{folder_digest(folder)[:12]}"
+
+
 def model_slug(model: str) -> str:
-    """A file-name-safe form of a model id or path: `klue/roberta-base` -> `klue--roberta-base`."""
-    return model.strip("/").replace("/", "--").replace(" ", "_")
+    """A file-name-safe form of a model's id: `klue/roberta-base` -> `klue--roberta-base`,
+    a local folder -> `standin-roberta-1a2b3c4d5e6f`."""
+    return model_id(model).strip("/").replace("/", "--").replace(" ", "_").replace("@", "-")
+
+
+def portable_parameters(parameters: dict) -> dict:
+    """A run's parameters as its record keeps them: the model by its id, no path of this
+    machine (a data folder inside the book root is relative to it)."""
+    portable = {**parameters, "model": model_id(parameters["model"])}
+    for name in ("data_dir", "output_dir"):
+        if isinstance(portable.get(name), str):
+            portable[name] = scrub(portable[name])
+    return portable
 
 
 def git_commit() -> str | None:
@@ -86,8 +140,8 @@ def device_description() -> str:
     return f"cpu: {platform.machine()}, {torch.get_num_threads()} threads"
 
 
-# The shared modules a run's numbers depend on; report, plots, book and CLI code are not here,
-# so changing them re-executes nothing.
+# The shared modules a run's numbers depend on; report, page (run_pages), plots, book and CLI
+# code are not here, so changing them re-executes nothing.
 RUN_CODE = (
     "checkpoints.py",
     "data.py",
@@ -103,49 +157,249 @@ RUN_CODE = (
 )
 
 
-def run_code_hash(task) -> str:
-    """A hash of the code a run of `task` executes: the shared run modules, the task's folder
-    (its code and task.yaml, which holds its version) and the package version."""
-    package = Path(__file__).parent
-    files = [(f"kluebook/{name}", package / name) for name in RUN_CODE]
-    files += [
-        (f"task/{path.relative_to(task.folder).as_posix()}", path)
-        for path in sorted(task.folder.rglob("*"))
-        if path.suffix in {".py", ".yaml"}
-    ]
-    digest = hashlib.sha256(__version__.encode())
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            value = first.value if isinstance(first, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+def _canonical(node) -> Any:
+    """A syntax tree as plain data, the same on every supported Python (fields that are None
+    or empty are left out, as newer Pythons add such fields)."""
+    if isinstance(node, ast.AST):
+        fields = {}
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is not None and value != []:
+                fields[name] = _canonical(value)
+        return [type(node).__name__, fields]
+    if isinstance(node, list):
+        return [_canonical(item) for item in node]
+    return repr(node)
+
+
+def code_digest(path: Path) -> str:
+    """SHA-256 of what a file of code does: a Python module's syntax tree without docstrings
+    (comments and formatting do not count), a YAML file's data; other files' bytes."""
+    if path.suffix == ".py":
+        tree = _without_docstrings(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        text = json.dumps(_canonical(tree))
+    elif path.suffix in {".yaml", ".yml"}:
+        with open(path, encoding="utf-8") as handle:
+            text = json.dumps(yaml.safe_load(handle), sort_keys=True, default=str)
+    else:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _digest_of(files: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
     for name, path in files:
-        digest.update(name.encode())
-        digest.update(path.read_bytes())
+        digest.update(f"{name}\0{code_digest(path)}\0".encode())
     return digest.hexdigest()
 
 
-def fingerprint(notebook_code: str, parameters: dict, data_checksum: str, code: str) -> str:
-    """What must be unchanged for a finished run to be reused: the notebook, the parameters,
-    the data and the code the run executes (`run_code_hash`)."""
-    payload = json.dumps(
-        {"notebook": notebook_code, "parameters": parameters, "data": data_checksum, "code": code},
-        sort_keys=True,
-        ensure_ascii=False,
+def shared_code_hash() -> str:
+    """A hash of the shared run modules (`RUN_CODE`), by behaviour (`code_digest`)."""
+    package = Path(__file__).parent
+    return _digest_of([(f"kluebook/{name}", package / name) for name in RUN_CODE])
+
+
+def task_code_hash(task) -> str:
+    """A hash of the task's folder: its code and task.yaml (which holds its version)."""
+    files = [
+        (f"task/{path.relative_to(task.folder).as_posix()}", path)
+        for path in sorted(task.folder.rglob("*"))
+        if path.suffix in {".py", ".yaml"} and "__pycache__" not in path.parts
+    ]
+    return _digest_of(files)
+
+
+def run_code_hash(task) -> str:
+    """A hash of the code a run of `task` executes: the shared run modules, the task's folder
+    and the package version."""
+    parts = [__version__, shared_code_hash(), task_code_hash(task)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def notebook_code(path: Path) -> str:
+    """The source of a notebook's cells, without outputs or metadata."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    return "\n\n".join(f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Inputs(BaseModel):
+    """What a run was made from, each part hashed: a finished run is reused while every part is
+    unchanged, and a record whose parts differ from today's says which input changed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    notebook: str
+    parameters: str
+    data: str
+    task_code: str
+    shared_code: str
+    task_version: int
+    package: str
+
+    @property
+    def fingerprint(self) -> str:
+        return text_digest(json.dumps(self.model_dump(), sort_keys=True))
+
+    def changed(self, current: "Inputs | dict", parts: tuple[str, ...] | None = None) -> list[str]:
+        """The inputs that differ from `current`, in words (`INPUT_NAMES`)."""
+        now = current if isinstance(current, dict) else current.model_dump()
+        mine = self.model_dump()
+        return [INPUT_NAMES[k] for k in parts or INPUT_NAMES if k in now and mine[k] != now[k]]
+
+
+INPUT_NAMES = {
+    "notebook": "notebook",
+    "parameters": "parameters",
+    "data": "data",
+    "task_code": "task code",
+    "shared_code": "shared code",
+    "task_version": "task version",
+    "package": "kluebook version",
+}
+# The inputs the report can check without the data: the code and notebook a record was made by.
+CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package")
+
+
+def inputs(task, code: str, parameters: dict, data_checksum: str) -> Inputs:
+    """The inputs of a run of `task` with these parameters (`portable_parameters`) and data."""
+    return Inputs(
+        notebook=text_digest(code),
+        parameters=text_digest(json.dumps(parameters, sort_keys=True, ensure_ascii=False)),
+        data=data_checksum,
+        task_code=task_code_hash(task),
+        shared_code=shared_code_hash(),
+        task_version=task.version,
+        package=__version__,
     )
-    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def current_code(task) -> dict:
+    """The code inputs (`CODE_INPUTS`) a run of `task` would be made from today."""
+    return {
+        "notebook": text_digest(notebook_code(task.notebook_path)),
+        "task_code": task_code_hash(task),
+        "shared_code": shared_code_hash(),
+        "task_version": task.version,
+        "package": __version__,
+    }
+
+
+def stale_inputs(record: dict, current: dict | None) -> list[str]:
+    """The code inputs that changed since a record was made, in words; [] for a current one
+    (`current` is `current_code` of its task, None for a task that is gone)."""
+    if "inputs" not in record:
+        return []
+    if current is None:
+        return ["task"]
+    return Inputs.model_validate(record["inputs"]).changed(current, CODE_INPUTS)
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def read_record(path: str | Path) -> dict | None:
-    """A record, or None if there is none (a corrupt file also counts as none)."""
-    try:
-        return read_json(path)
-    except KluebookError:
-        return None
+class Interval(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    low: float
+    high: float
 
 
-def write_record(path: str | Path, record: dict) -> None:
-    """Write a record atomically, stamped with the schema version."""
-    write_json(path, {"schema": RECORD_SCHEMA, **record})
+class Bootstrap(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    resamples: int
+    seed: int
+    unit: str
+
+
+class Outcome(BaseModel):
+    """What a notebook hands over when it finishes (`notebook.finish_run`, outcome.json)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_revision: str
+    recipe: dict[str, Any]
+    deviations: list[str] = []
+    metrics: dict[str, float | None]
+    best_checkpoint: dict[str, Any] = {}
+    last_checkpoint: dict[str, Any] = {}
+    counts: dict[str, Any] = {}
+    data_checksum: str
+    libraries: dict[str, str] = {}
+    device: str = ""
+    devices: list[Any] | None = None  # the GPUs the run saw and used
+    started_at: str | None = None
+    notebook_wall_time_s: float | None = None
+    kernel_cpu_s: float | None = None
+    train_examples_per_second: float | None = None
+    peak_memory_mb: float | None = None
+    peak_gpu_memory_mb: float | None = None
+    intervals: dict[str, Interval] | None = None  # bootstrap intervals of the metrics
+    bootstrap: Bootstrap | None = None
+
+
+class RunRecord(BaseModel):
+    """A run record: the facts of the run, then its `Outcome` (a run that succeeded) or its
+    error (a run that failed or was interrupted). The outcome's fields sit beside the facts."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    schema_version: Literal[2] = Field(RECORD_SCHEMA, alias="schema")
+    status: Literal["succeeded", "failed", "interrupted"]
+    task: str
+    task_version: int
+    model: str
+    profile: str
+    seed: int
+    data_source: str
+    config: str = "default"
+    overrides: dict[str, Any] = {}
+    parameters: dict[str, Any]
+    fingerprint: str
+    inputs: Inputs
+    git_commit: str | None = None
+    finished_at: str
+    wall_time_s: float
+    host: str = ""
+    kernel_environment: dict[str, str] = {}
+    devices: list[Any] | None = None  # the GPUs the run saw and used, where the runner knows
+    notebook: str | None = None  # the run's page in the book
+    executed: str | None = None  # the executed notebook the page is rendered from
+    predictions: str | None = None
+    failed_notebook: str | None = None  # how far a failed run got
+    error: str | None = None
+    traceback: str | None = None
+
+    @model_validator(mode="after")
+    def _outcome_or_error(self):
+        outcome = self.model_extra or {}
+        if self.status == "succeeded":
+            Outcome.model_validate(outcome)
+        elif outcome:
+            raise ValueError(f"a {self.status} run has no outcome, yet has {', '.join(outcome)}")
+        elif not self.error:
+            raise ValueError(f"a {self.status} run records its error")
+        if self.fingerprint != self.inputs.fingerprint:
+            raise ValueError("the fingerprint is not that of the inputs")
+        return self
+
+    def as_dict(self) -> dict:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:
@@ -161,20 +415,20 @@ def describe_error(error: BaseException) -> tuple[str, str]:
 def run_record(
     task,
     parameters: dict,
-    fingerprint: str,
+    run_inputs: Inputs,
     started: float,
+    finished: float,
     outcome: dict | None = None,
-    error: BaseException | None = None,
     failure: tuple[str, str] | None = None,
-    **files: str,
-) -> dict:
-    """The record of one run: what ran and where, then its `outcome` (the notebook's metrics,
-    checkpoints, counts, environment) or, for a failed run, its `error` and no metrics.
+    status: str = "failed",
+    **facts,
+) -> RunRecord:
+    """The record of one run: what ran and where (`facts`: configuration, host, files), then
+    the notebook's `outcome` or, for a run that failed or was interrupted (`status`), its
+    `failure`: the one-line error and the traceback, as `describe_error` wrote them.
 
-    A run that failed elsewhere (on a Dask worker) gives its `failure` instead of the exception:
-    the one-line error and the traceback, as `describe_error` wrote them.
-    `files` are the run's files (executed notebook, predictions) relative to the book root.
-    """
+    Files named in `facts` are relative to the book root."""
+    parameters = portable_parameters(parameters)
     record = {
         "task": task.name,
         "task_version": task.version,
@@ -183,12 +437,70 @@ def run_record(
         "seed": parameters["seed"],
         "data_source": parameters["data_source"],
         "parameters": parameters,
-        "fingerprint": fingerprint,
+        "fingerprint": run_inputs.fingerprint,
+        "inputs": run_inputs,
         "git_commit": git_commit(),
         "finished_at": now(),
-        "wall_time_s": round(time.time() - started, 1),
+        "wall_time_s": round(finished - started, 1),
+        **facts,
     }
-    if error is None and failure is None:
-        return {**record, **(outcome or {}), **files, "status": "succeeded"}
-    failure = failure or describe_error(error)
-    return {**record, **files, "status": "failed", "error": failure[0], "traceback": failure[1]}
+    if failure is None:
+        outcome = Outcome.model_validate(outcome or {}).model_dump(mode="json", exclude_none=True)
+        return RunRecord.model_validate({**record, **outcome, "status": "succeeded"})
+    error, trace = failure
+    failed = {"status": status, "error": error, "traceback": trace}
+    return RunRecord.model_validate({**record, **failed})
+
+
+def write_record(path: str | Path, record: RunRecord) -> None:
+    """Write a record atomically."""
+    write_json(path, record.as_dict())
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the record"
+        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        return f"not a run record of schema {RECORD_SCHEMA}: {where}: {first['msg']}{more}"
+    return str(error).split(": ", 1)[-1] if isinstance(error, KluebookError) else str(error)
+
+
+def parse_record(path: str | Path) -> dict:
+    """A record, validated; a KluebookError naming the file if it is not one."""
+    try:
+        return RunRecord.model_validate(read_json(path)).as_dict()
+    except (KluebookError, ValidationError) as error:
+        raise KluebookError(f"{path}: {_reason(error)}") from error
+
+
+def read_record(path: str | Path) -> dict | None:
+    """A record, or None if there is none or it is unreadable (never taken for a result)."""
+    try:
+        return parse_record(path)
+    except KluebookError:
+        return None
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file under results/ that is not a readable record, and why."""
+
+    path: str  # relative to the book root where it is inside it
+    reason: str
+
+
+def read_records(results: Path = RESULTS, warn=True) -> tuple[list[dict], list[Unreadable]]:
+    """Every record under results/, and the files there that are not readable records (each
+    named in a one-line warning on stderr when `warn`)."""
+    found, unreadable = [], []
+    for path in sorted(results.rglob("*.json")):
+        try:
+            found.append(parse_record(path))
+        except KluebookError as error:
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            reason = str(error).removeprefix(f"{path}: ")
+            unreadable.append(Unreadable(shown.as_posix(), reason))
+            if warn:
+                print(f"warning: {shown}: {reason}; left out of the tables", file=sys.stderr)
+    return found, unreadable

@@ -4,6 +4,11 @@ The page is the notebook as it ran, cleaned for a reader: its title names the ru
 parameters are a table (the parameter cells stay in the file, hidden); stderr, progress bars
 and widget outputs are dropped and consecutive print-outs merged; no path of the machine that
 ran it is left; and it ends with a card of what it ran on and the command that reproduces it.
+
+The run step keeps the executed notebook, cleaned (`clean_notebook`), beside its record; the
+page is rendered from the two (`render_page`) when the run is stored and again by every
+`kluebook report`, so a change to the page layout or the card reaches every page without
+executing anything.
 """
 
 import json
@@ -14,7 +19,8 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from kluebook.json_files import write_text_atomic
+from kluebook import records
+from kluebook.json_files import write_text_if_changed
 from kluebook.myst import list_table
 from kluebook.paths import ROOT, scrub
 
@@ -113,7 +119,10 @@ def setting_text(value) -> str:
 def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
     parts = ["kluebook", "run", "--profile", spec.profile, "--tasks", spec.task.name]
-    parts += ["--models", display_path(spec.model), "--seeds", str(spec.seed)]
+    model = records.model_id(spec.model)
+    if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
+        model = f"…/{model.split('@')[0]}"
+    parts += ["--models", model, "--seeds", str(spec.seed)]
     default_source, default_dir = spec.default_data
     if spec.data_source != default_source:
         parts += ["--data-source", spec.data_source]
@@ -185,7 +194,7 @@ def card(spec, record: dict) -> str:
             f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
         ),
         ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
-        ("Model", f"`{display_path(spec.model)}`, revision `{record.get('model_revision')}`"),
+        ("Model", f"`{records.model_id(spec.model)}`, revision `{record.get('model_revision')}`"),
         ("Profile · seed", f"{spec.profile} · {spec.seed}"),
         ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
         ("Switches off the official code", switches_text(spec, record)),
@@ -218,12 +227,13 @@ def card(spec, record: dict) -> str:
 def title(spec) -> str:
     """`<task title>: <model>, <profile>[, <configuration>], seed <N>`."""
     config = f", {spec.config.replace(',', ', ')}" if spec.config else ""
-    model = display_path(spec.model)
+    model = records.model_id(spec.model)
     return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
 
 
-def make_page(notebook, spec, record: dict | None = None):
-    """Turn an executed notebook (in place) into the run's page; return it."""
+def clean(notebook, spec):
+    """An executed notebook (in place) without noise or paths of the machine, its parameter
+    cells hidden; cleaning twice changes nothing."""
     if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
         meta = notebook.metadata.papermill
         meta.input_path = (
@@ -237,16 +247,54 @@ def make_page(notebook, spec, record: dict | None = None):
                 meta[key] = {
                     k: display_path(v) if isinstance(v, str) else v for k, v in meta[key].items()
                 }
-    heading_index = None
-    for index, cell in enumerate(notebook.cells):
+    for cell in notebook.cells:
         tags = cell.metadata.setdefault("tags", [])
         if "parameters" in tags or "injected-parameters" in tags:
-            tags[:] = [t for t in tags if t not in ("hide-input", "hide-cell")] + ["remove-cell"]
+            hidden = ("hide-input", "hide-cell", "remove-cell")
+            tags[:] = [t for t in tags if t not in hidden] + ["remove-cell"]
         if cell.cell_type == "code":
             cell.source = scrub(cell.source)
             clean_outputs(cell)
-        elif heading_index is None and cell.source.startswith("# "):
-            heading_index = index
+    return notebook
+
+
+def run_paths(spec) -> list[tuple[str, str]]:
+    """The run's own folders outside the known ones (a local checkpoint, a data folder given by
+    absolute path), and how a page shows them: the checkpoint by its id."""
+    pairs = []
+    folder = records.local_model(spec.model)
+    if folder is not None:
+        pairs += [
+            (str(folder), records.model_id(spec.model)),
+            (spec.model, records.model_id(spec.model)),
+        ]
+    if spec.data_dir and Path(spec.data_dir).is_absolute():
+        pairs += [(str(Path(spec.data_dir).resolve()), display_path(spec.data_dir))]
+        pairs += [(spec.data_dir, display_path(spec.data_dir))]
+    return sorted({p for p in pairs if Path(p[0]).is_absolute()}, key=lambda p: -len(p[0]))
+
+
+def clean_notebook(executed: bytes, spec) -> str:
+    """The executed notebook a run keeps beside its record (see `clean`), as text, with no
+    folder of the run's own either (`run_paths`)."""
+    text = nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
+    for path, shown in run_paths(spec):
+        text = text.replace(json.dumps(path)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1])
+    return text
+
+
+def make_page(notebook, spec, record: dict | None = None, stale: str = ""):
+    """Turn an executed notebook (in place) into the run's page; return it. `stale` names the
+    inputs that changed since the run, for a run whose numbers are no longer current."""
+    clean(notebook, spec)
+    heading_index = next(
+        (
+            i
+            for i, cell in enumerate(notebook.cells)
+            if cell.cell_type == "markdown" and cell.source.startswith("# ")
+        ),
+        None,
+    )
     if heading_index is None:
         notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {title(spec)}"))
         heading_index = 0
@@ -260,14 +308,28 @@ def make_page(notebook, spec, record: dict | None = None):
         f"trained and scored is on its {{ref}}`methods page <methods-{spec.task.name}>`.\n\n"
         f"**Parameters of this run**\n\n{parameters_table(spec)}\n"
     )
+    if stale:
+        about = (
+            f":::{{warning}}\nStale: its {stale} changed since this run. Its numbers stay in "
+            "the book, apart from those of current runs, until `kluebook run` executes it "
+            f"again.\n:::\n\n{about}"
+        )
     notebook.cells.insert(heading_index + 1, nbformat.v4.new_markdown_cell(about))
     if record is not None:
         notebook.cells.append(nbformat.v4.new_markdown_cell(card(spec, record)))
     return notebook
 
 
-def publish(executed: bytes, spec, record: dict | None = None) -> None:
-    """Write an executed notebook into the book as its run's page (see `make_page`)."""
-    notebook = nbformat.reads(executed.decode("utf-8"), as_version=4)
-    make_page(notebook, spec, record)
-    write_text_atomic(spec.notebook_path, nbformat.writes(notebook))
+def render_page(record: dict, root: Path = ROOT, stale: str = "") -> Path | None:
+    """Write the page of a succeeded run from its record and kept executed notebook (see
+    `make_page`); return its path, or None when the notebook is not there."""
+    from kluebook.runner import spec_of
+
+    executed = root / record.get("executed", "")
+    if not record.get("executed") or not executed.is_file():
+        return None
+    notebook = nbformat.read(executed, as_version=4)
+    page = root / record["notebook"]
+    make_page(notebook, spec_of(record), record, stale)
+    write_text_if_changed(page, nbformat.writes(notebook))
+    return page

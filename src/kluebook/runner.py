@@ -1,8 +1,10 @@
 """Executing the task notebooks with papermill over a run matrix (tasks x models x seeds).
 
-Each run writes its executed notebook to book/runs/<task>/ and its record to results/. A run
-whose record already holds the same fingerprint is skipped; a run that raises is recorded as
-failed and the others go on. Where a run executes is an executor's business (kluebook.executors:
+Each run that succeeds writes its record, predictions and executed notebook to
+results/<profile>/<task>/ and its page to book/runs/<task>/ (`kluebook report` renders the pages
+again from the records). A run whose record already holds the same fingerprint is skipped. A run
+that fails or is interrupted is recorded beside the last good one (`<name>.failed.json`), never
+over it, and the others go on. Where a run executes is an executor's business (kluebook.executors:
 here one at a time, here several at once, or on a Dask cluster); what it produced comes back as
 data (kluebook.worker) and is written here, the same way for every executor.
 """
@@ -89,7 +91,18 @@ class RunSpec:
 
     @property
     def record_path(self) -> Path:
+        """The record of the run's last success."""
         return RESULTS / self.profile / self.task.name / f"{self.stem}.json"
+
+    @property
+    def failure_path(self) -> Path:
+        """The record of the run's last failure or interruption, if it came after its success."""
+        return self.record_path.with_suffix(".failed.json")
+
+    @property
+    def executed_path(self) -> Path:
+        """The executed notebook of the run's last success, the source of its page."""
+        return self.record_path.with_suffix(".ipynb")
 
     @property
     def notebook_path(self) -> Path:
@@ -282,23 +295,16 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     ]
 
 
-def notebook_code(path: Path) -> str:
-    """The source of a notebook's cells, without outputs or metadata."""
-    notebook = nbformat.read(path, as_version=4)
-    return "\n\n".join(f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
-
-
-def spec_fingerprint(spec: RunSpec) -> str:
-    return fingerprint_of(spec, notebook_code(spec.task.notebook_path))
-
-
-def fingerprint_of(spec: RunSpec, code: str) -> str:
+def spec_inputs(spec: RunSpec, code: str | None = None) -> records.Inputs:
+    """What a run is made from today (see `records.Inputs`)."""
+    code = records.notebook_code(spec.task.notebook_path) if code is None else code
     checksum = spec.checksum
-    return records.fingerprint(code, spec.parameters(), checksum, records.run_code_hash(spec.task))
+    parameters = records.portable_parameters(spec.parameters())
+    return records.inputs(spec.task, code, parameters, checksum)
 
 
-def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, str]:
-    """What is sent to where the run executes, and the fingerprint its record will carry."""
+def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, records.Inputs]:
+    """What is sent to where the run executes, and the inputs its record will carry."""
     text = spec.task.notebook_path.read_text(encoding="utf-8")
     code = "\n\n".join(
         f"{cell.cell_type}:{cell.source}" for cell in nbformat.reads(text, as_version=4).cells
@@ -312,17 +318,62 @@ def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, st
         data_checksum=spec.checksum,
         log_output=log_output,
     )
-    return request, fingerprint_of(spec, code)
+    return request, spec_inputs(spec, code)
 
 
 def is_done(spec: RunSpec, fingerprint: str) -> bool:
+    """Whether the run's last success was made from these inputs and its notebook is kept."""
     record = records.read_record(spec.record_path)
     return (
         record is not None
-        and record.get("status") == "succeeded"
-        and record.get("fingerprint") == fingerprint
-        and spec.notebook_path.exists()
+        and record["status"] == "succeeded"
+        and record["fingerprint"] == fingerprint
+        and spec.executed_path.exists()
     )
+
+
+@dataclass(frozen=True)
+class State:
+    """Where a run of a matrix stands: current, stale, failed or missing, and why."""
+
+    state: str
+    why: str = ""
+    failure: dict | None = None  # the last attempt, when it failed after the last success
+
+    def __str__(self) -> str:
+        text = self.state + (f" ({self.why})" if self.why else "")
+        if self.failure is not None and self.state in ("current", "stale", "unchecked"):
+            text += f"; the last attempt {self.failure['status']}: {self.failure['error']}"
+        return text
+
+
+def run_state(spec: RunSpec) -> State:
+    """A run's state: `current` (its last success was made from today's inputs), `stale` (made
+    from inputs that have changed since: which ones), `failed` (no success, a failure or an
+    interruption recorded), `missing` (never run), `unreadable` (its record is not one) or
+    `unchecked` (its data are not here to compare)."""
+    try:
+        record = records.parse_record(spec.record_path) if spec.record_path.exists() else None
+    except KluebookError as error:
+        return State("unreadable", str(error).removeprefix(f"{spec.record_path}: "))
+    failure = records.read_record(spec.failure_path)
+    try:
+        now = spec_inputs(spec)
+    except KluebookError as error:  # the data are not on this machine
+        now, unavailable = None, str(error)
+    if record is None:
+        if failure is not None:
+            return State(failure["status"], failure["error"], failure)
+        return State("missing")
+    if failure is not None and failure["finished_at"] < record["finished_at"]:
+        failure = None  # an attempt that failed before the success
+    if now is None:
+        return State("unchecked", unavailable, failure)
+    if record["fingerprint"] == now.fingerprint and spec.executed_path.exists():
+        return State("current", failure=failure)
+    changed = records.Inputs.model_validate(record["inputs"]).changed(now)
+    why = ", ".join(changed) + " changed" if changed else "its executed notebook is missing"
+    return State("stale", why, failure)
 
 
 def execute(
@@ -340,7 +391,8 @@ def execute(
     A lock per run keeps two runners on one checkout from running it twice: the second waits
     for the first, then finds the run done and skips it.
     """
-    request, fingerprint = run_request(spec, log_output)
+    request, run_inputs = run_request(spec, log_output)
+    fingerprint = run_inputs.fingerprint
     if not force and is_done(spec, fingerprint):
         return "skipped"
     spec.lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -358,67 +410,77 @@ def execute(
             products = produce_with(request)
         except (Interrupted, KeyboardInterrupt):
             stop_kernels()
-            store_interrupted(spec, fingerprint, started)
+            stopped = RunProducts(started=started, host="", finished=time.time())
+            stopped.error = "Interrupted: the sweep was stopped (Ctrl-C) during this run"
+            stopped.traceback = ""
+            store_failure(spec, run_inputs, stopped, status="interrupted")
             raise
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
             products.error, products.traceback = records.describe_error(error)
-        return store(spec, fingerprint, products)
+        return store(spec, run_inputs, products)
 
 
-def store_interrupted(spec: RunSpec, fingerprint: str, started: float) -> None:
-    """Record a run stopped by Ctrl-C as interrupted, unless a succeeded record is there."""
-    existing = records.read_record(spec.record_path)
-    if existing is not None and existing.get("status") == "succeeded":
-        return
-    error = ("Interrupted: the sweep was stopped (Ctrl-C) during this run", "")
-    record = records.run_record(spec.task, spec.parameters(), fingerprint, started, failure=error)
-    records.write_record(spec.record_path, {**record, "status": "interrupted"})
-    spec.notebook_path.unlink(missing_ok=True)
-
-
-def store(spec: RunSpec, fingerprint: str, products: RunProducts) -> str:
+def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> str:
     """Write a run's files into this checkout, each atomically, the record last: a run whose
-    record is not written is not done, and the next sweep executes it again."""
-    started = products.started
-    finished = {"wall_time_s": round(products.finished - started, 1), "host": products.host}
+    record is not written is not done, and the next sweep executes it again. A run that failed
+    is recorded beside the last success (`store_failure`), which it never replaces."""
     if not products.succeeded:
-        failed_notebook = {}
-        if products.executed is not None:
-            staging = spec.output_dir / "executed.ipynb"
-            write_text_atomic(staging, products.executed.decode("utf-8"))
-            failed_notebook = {"failed_notebook": _relative(staging)}
-        record = records.run_record(
-            spec.task,
-            spec.parameters(),
-            fingerprint,
-            started,
-            failure=(products.error, products.traceback),
-            **failed_notebook,
-        )
-        records.write_record(spec.record_path, {**record, **finished})
-        spec.notebook_path.unlink(missing_ok=True)
-        return "failed"
+        return store_failure(spec, run_inputs, products)
+    from kluebook.run_pages import clean_notebook, render_page
+
+    facts = {
+        "config": spec.config or "default",
+        "overrides": spec.extra,
+        "host": products.host,
+        "kernel_environment": products.kernel_env,
+    }
     predictions = spec.record_path.with_suffix(".predictions.jsonl")
-    write_text_atomic(predictions, products.predictions.decode("utf-8"))
     record = records.run_record(
         spec.task,
         spec.parameters(),
-        fingerprint,
-        started,
-        outcome={
-            **products.outcome,
-            "config": spec.config or "default",
-            "overrides": spec.extra,
-            "kernel_environment": products.kernel_env,
-        },
+        run_inputs,
+        products.started,
+        products.finished,
+        outcome=products.outcome,
         notebook=_relative(spec.notebook_path),
+        executed=_relative(spec.executed_path),
         predictions=_relative(predictions),
+        **facts,
     )
-    record = {**record, **finished}
-    publish_notebook(products.executed, spec, record)  # its page ends with the run card
+    write_text_atomic(predictions, products.predictions.decode("utf-8"))
+    write_text_atomic(spec.executed_path, clean_notebook(products.executed, spec))
     records.write_record(spec.record_path, record)
+    spec.failure_path.unlink(missing_ok=True)  # superseded by this success
+    render_page(record.as_dict())
     return "succeeded"
+
+
+def store_failure(
+    spec: RunSpec, run_inputs: records.Inputs, products: RunProducts, status: str = "failed"
+) -> str:
+    """Record a run that failed or was interrupted (`status`) beside its last success, whose
+    record, page and predictions stay; the notebook as far as it got is kept in the cache."""
+    files = {}
+    if products.executed is not None:
+        staging = spec.output_dir / "executed.ipynb"
+        write_text_atomic(staging, products.executed.decode("utf-8"))
+        files = {"failed_notebook": _relative(staging)}
+    record = records.run_record(
+        spec.task,
+        spec.parameters(),
+        run_inputs,
+        products.started,
+        products.finished,
+        failure=(products.error, products.traceback),
+        status=status,
+        config=spec.config or "default",
+        overrides=spec.extra,
+        host=products.host,
+        **files,
+    )
+    records.write_record(spec.failure_path, record)
+    return "failed"
 
 
 def _relative(path: Path) -> str:
@@ -426,13 +488,25 @@ def _relative(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def publish_notebook(executed: bytes, spec: RunSpec, record: dict | None = None) -> None:
-    """Write an executed notebook into the book as its run's page: titled after the run, its
-    parameters as a table, its outputs without noise or machine paths, and, given the run's
-    record, ending with the run card (`kluebook.run_pages`)."""
-    from kluebook.run_pages import publish
-
-    publish(executed, spec, record)
+def spec_of(record: dict) -> RunSpec:
+    """The run a record was made by, its model named by id: to name its files and render its
+    page without its data on this machine."""
+    defaults = load_matrix(record["profile"])
+    spec = RunSpec(
+        task=get_task(record["task"]),
+        model=record["model"],
+        seed=record["seed"],
+        profile=record["profile"],
+        data_source=record["data_source"],
+        data_dir=str(record["parameters"].get("data_dir") or ""),
+        extra=record.get("overrides") or {},
+        default_data=(defaults["data_source"], str(defaults.get("data_dir") or "")),
+        model_revision=record["parameters"].get("model_revision", ""),
+        data_revision=record["parameters"].get("data_revision", ""),
+    )
+    # The configuration as the run named it (it may name data that are not here).
+    spec.__dict__["config"] = "" if record["config"] == "default" else record["config"]
+    return spec
 
 
 @dataclass
@@ -503,4 +577,8 @@ def _run_at_once(specs, force, executor, summary) -> None:
 def _detail(spec: RunSpec, outcome: str) -> str:
     if outcome != "failed":
         return ""
-    return f": {records.read_record(spec.record_path)['error']}"
+    failure = records.read_record(spec.failure_path) or {"error": "its record is unreadable"}
+    kept = records.read_record(spec.record_path)
+    if kept is None:
+        return f": {failure['error']}"
+    return f": {failure['error']} (the result of {kept['finished_at'][:10]} is kept)"

@@ -9,6 +9,8 @@ import statistics
 import subprocess
 import sys
 
+from conftest import valid_record
+
 from kluebook.paths import CHECKOUT
 from kluebook.records import write_record
 from kluebook.tasks import all_tasks
@@ -40,7 +42,8 @@ def test_a_class_pools_its_seeds_into_mean_and_sd(tmp_path):
     for seed, value in scores.items():
         student = tmp_path / f"student-{seed}" / "results" / "smoke" / "ynat"
         write_record(
-            student / f"kluebook--tiny-roberta-seed{seed}.json", student_record(seed, value)
+            student / f"kluebook--tiny-roberta-seed{seed}.json",
+            valid_record(student_record(seed, value)),
         )
     pooled = tmp_path / "class" / "results" / "smoke" / "ynat"
     pooled.mkdir(parents=True)

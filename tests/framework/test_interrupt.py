@@ -43,11 +43,13 @@ def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    status = ("status", "--tasks", "ynat", "--seeds", "1,2", *SMALL[:-1])
     deadline = time.monotonic() + 300
     shown = ""
     while time.monotonic() < deadline:
-        shown = kluebook(root, "status").stdout
-        logged = [line for line in shown.splitlines()[1:] if "(nothing yet)" not in line]
+        shown = kluebook(root, *status).stdout
+        running = [line for line in shown.splitlines() if line.startswith("in progress: ")]
+        logged = [line for line in running if "(nothing yet)" not in line]
         if shown.startswith("2 run(s) in progress") and len(logged) == 2:
             break
         time.sleep(0.5)
@@ -66,7 +68,9 @@ def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(tmp_path):
     _, alive = psutil.wait_procs(kernels, timeout=10)
     assert not alive, f"kernels left running: {alive}"
     assert kept.read_text() == succeeded  # never over a succeeded record
-    [other] = (root / "results" / "smoke" / "ynat").glob("*seed2.json")
+    [other] = (root / "results" / "smoke" / "ynat").glob("*seed2.failed.json")
     record = json.loads(other.read_text())
     assert record["status"] == "interrupted" and "metrics" not in record
-    assert kluebook(root, "status").stdout.startswith("0 run(s) in progress")
+    after = kluebook(root, *status).stdout
+    assert after.startswith("0 run(s) in progress"), after
+    assert "1 current" in after and "1 interrupted" in after, after

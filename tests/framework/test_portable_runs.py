@@ -122,7 +122,8 @@ def test_paper_records_of_a_stand_in_checkpoint_render_without_running(book):
     )
     assert paper.returncode == 0, paper.stdout[-2000:] + paper.stderr[-2000:]
     (record,) = records_under(book, "paper").values()
-    assert record["model_revision"] == "local path: standin-roberta"
+    assert record["model"].startswith("standin-roberta@")  # named by its files, not its path
+    assert record["model_revision"] == f"local folder: {record['model']}"
     assert record["recipe"]["learning_rate"] == 5e-5  # the official recipe, not the smoke one
     site = book / "site"
     built = kluebook(book, "book", "--no-run", "--path-output", str(site))
@@ -132,4 +133,4 @@ def test_paper_records_of_a_stand_in_checkpoint_render_without_running(book):
     assert "standin-roberta" in (html / "book/results.html").read_text()
     page = html / "book/runs/ynat" / (record["notebook"].split("/")[-1].replace(".ipynb", ".html"))
     config = record["config"].replace(",", ", ")
-    assert f"{task.title}: standin-roberta, paper, {config}, seed 1" in page.read_text()
+    assert f"{task.title}: {record['model']}, paper, {config}, seed 1" in page.read_text()

@@ -7,9 +7,11 @@ import re
 import pandas as pd
 import pytest
 import yaml
+from conftest import valid_record
 
-from kluebook import report, result_figures
+from kluebook import report, result_figures, results_page
 from kluebook.records import write_record
+from kluebook.status_page import render_status
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +51,7 @@ def paper(seed: int, values: dict, task="ynat", model="klue/roberta-base", confi
 
 def write(tmp_path, *records):
     for i, r in enumerate(records):
-        write_record(tmp_path / "results" / f"{i}.json", r)
+        write_record(tmp_path / "results" / f"{i}.json", valid_record(r))
     return report.write_report(tmp_path / "out", tmp_path / "results")
 
 
@@ -97,7 +99,7 @@ def test_reproduced_rows_link_their_runs_and_show_their_gap_to_the_published_num
         paper(1, {"macro_f1": 70.0}, model="klue/bert-base"),
         paper(1, {"accuracy": 80.0}, task="nli"),
     ]
-    markdown = report.render(records, root=tmp_path)
+    markdown = results_page.render(records, root=tmp_path)
     reproduced = markdown.split('<tbody class="reproduced">')[1].split("</tbody>")[0]
     assert "Reproduced: paper profile, dev (KLUE v1.1)" in reproduced
     assert 'href="runs/ynat/paper-klue--roberta-base-seed1.html"' in reproduced
@@ -162,7 +164,7 @@ def test_the_status_page_links_every_run_and_lists_the_errors(tmp_path):
     (tmp_path / notebook).parent.mkdir(parents=True)
     (tmp_path / notebook).write_text("{}")
     failed = {**record(3, 0.0, "failed"), "metrics": None}
-    status = report.render_status([{**record(1, 80.0), "notebook": notebook}, failed], tmp_path)
+    status = render_status([{**record(1, 80.0), "notebook": notebook}, failed], tmp_path)
     assert "## Topic classification (YNAT)" in status
     assert "* - {doc}`kluebook/tiny-roberta · smoke · seed 1 </book/runs/ynat/smoke-" in status
     assert "* - kluebook/tiny-roberta · smoke · seed 3\n  - **failed** (below)\n" in status

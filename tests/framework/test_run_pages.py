@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from kluebook import pages, report, run_pages, runner
+from kluebook import aggregation, pages, run_pages, runner
 from kluebook.paths import ROOT, scrub
 from kluebook.tasks import all_tasks
 
@@ -168,7 +168,7 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     ]
     methods = toc["parts"][0]["chapters"][1]["sections"]
     assert [m["file"] for m in methods] == [f"book/_generated/methods/{t}" for t in all_tasks()]
-    rows = report.reproduced_rows(records, tmp_path)
+    rows = aggregation.reproduced_rows(records, tmp_path)
     landing = pages.landing_page(tasks[0], records, rows, [], root=tmp_path)
     assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT)\n")
     assert "{ref}`methods page <methods-ynat>`" in landing

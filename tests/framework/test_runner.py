@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import valid_record
 
 from kluebook import records, runner
 from kluebook.errors import KluebookError
@@ -59,14 +60,20 @@ def test_preflight_says_when_the_hub_is_unreachable(tmp_path, monkeypatch):
         runner.preflight(specs)
 
 
-def test_fingerprint_changes_with_parameters_data_and_code():
-    notebook = runner.notebook_code(get_task("ynat").notebook_path)
-    base = records.fingerprint(notebook, {"seed": 1}, "abc", "code")
-    assert base == records.fingerprint(notebook, {"seed": 1}, "abc", "code")
-    assert base != records.fingerprint(notebook, {"seed": 2}, "abc", "code")
-    assert base != records.fingerprint(notebook, {"seed": 1}, "abd", "code")
-    assert base != records.fingerprint(notebook + " ", {"seed": 1}, "abc", "code")
-    assert base != records.fingerprint(notebook, {"seed": 1}, "abc", "other code")
+def test_fingerprint_changes_with_parameters_data_and_code_and_names_what_changed():
+    task = get_task("ynat")
+    notebook = records.notebook_code(task.notebook_path)
+    base = records.inputs(task, notebook, {"seed": 1}, "abc")
+    assert base.fingerprint == records.inputs(task, notebook, {"seed": 1}, "abc").fingerprint
+    changes = {
+        "parameters": records.inputs(task, notebook, {"seed": 2}, "abc"),
+        "data": records.inputs(task, notebook, {"seed": 1}, "abd"),
+        "notebook": records.inputs(task, notebook + " ", {"seed": 1}, "abc"),
+        "task version": base.model_copy(update={"task_version": task.version + 1}),
+    }
+    for name, changed in changes.items():
+        assert changed.fingerprint != base.fingerprint, name
+        assert base.changed(changed) == [name]
 
 
 def _copy_of(task, tmp_path):
@@ -76,17 +83,38 @@ def _copy_of(task, tmp_path):
     return dataclasses.replace(task, folder=folder)
 
 
-def test_the_run_code_hash_follows_the_tasks_code_and_version(tmp_path):
+def test_the_run_code_hash_follows_what_the_tasks_code_does_and_its_version(tmp_path):
     task = _copy_of(get_task("ynat"), tmp_path)
     base = records.run_code_hash(task)
     metric = task.folder / "metric.py"
-    metric.write_text(metric.read_text() + "\n# changed\n")
-    assert records.run_code_hash(task) != base
+    source = metric.read_text()
+    metric.write_text("# a comment\n" + source.replace('"""', '"""Reworded. ', 1) + "\n\n\n")
+    assert records.run_code_hash(task) == base  # a comment, a docstring, blank lines
+    metric.write_text(source + "\nTHRESHOLD = 1\n")
+    assert records.run_code_hash(task) != base  # code that runs
     task = _copy_of(get_task("ynat"), tmp_path / "again")
     entry = task.folder / "task.yaml"
     bumped = f"version: {task.version + 1}"
     entry.write_text(entry.read_text().replace(f"version: {task.version}", bumped))
     assert records.run_code_hash(task) != base
+
+
+def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code(tmp_path):
+    training = Path(records.__file__).parent / "training.py"
+    source = training.read_text()
+    copy = tmp_path / "training.py"
+    edits = {
+        "docstring": source.replace('"""', '"""A reworded opening. ', 1),
+        "comment": source.replace("\ndef ", "\n# a new comment\ndef ", 1),
+        "layout": source.replace("\n\n\ndef ", "\n\n\n\ndef ").replace("(", "(\n", 1),
+        "code": source + "\nEXTRA_STEPS = 1\n",
+    }
+    copy.write_text(source)
+    base = records.code_digest(copy)
+    for name, text in edits.items():
+        assert text != source, name
+        copy.write_text(text)
+        assert (records.code_digest(copy) == base) == (name != "code"), name
 
 
 def test_report_plots_book_and_cli_code_are_not_part_of_a_runs_code():
@@ -152,17 +180,18 @@ def test_a_bad_sweep_file_gets_a_one_line_error(tmp_path, text, message):
 
 def test_a_record_is_done_only_if_it_succeeded_with_the_same_fingerprint(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(runner, "RUNS", tmp_path / "runs")
     spec = runner.plan("smoke", tasks=["ynat"])[0]
-    spec.notebook_path.parent.mkdir(parents=True)
-    spec.notebook_path.write_text("{}")
-    records.write_record(spec.record_path, {"status": "succeeded", "fingerprint": "f1"})
-    assert runner.is_done(spec, "f1")
+    spec.executed_path.parent.mkdir(parents=True)
+    spec.executed_path.write_text("{}")
+    good = valid_record({})
+    records.write_record(spec.record_path, good)
+    assert runner.is_done(spec, good.fingerprint)
     assert not runner.is_done(spec, "f2")
-    records.write_record(spec.record_path, {"status": "failed", "fingerprint": "f1"})
-    assert not runner.is_done(spec, "f1")
+    spec.executed_path.unlink()  # its page could not be rendered again
+    assert not runner.is_done(spec, good.fingerprint)
+    spec.executed_path.write_text("{}")
     spec.record_path.write_text('{"status": "succ')  # a torn write is never taken as done
-    assert not runner.is_done(spec, "f1")
+    assert not runner.is_done(spec, good.fingerprint)
 
 
 def test_the_example_sweep_is_a_valid_matrix():

@@ -1,0 +1,178 @@
+"""The results as files to download: results.csv (long), results.json (runs, aggregates,
+published) and the section of the results page that offers them with the model-index
+snippets."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from kluebook.aggregation import (
+    SOURCE_SPLITS,
+    Row,
+    code_today,
+    model_order,
+    published_scores,
+    record_order,
+    reproduced_rows,
+    stale_reason,
+)
+from kluebook.links import run_page
+from kluebook.paths import GENERATED, ROOT
+from kluebook.records import model_slug
+
+
+def downloads_markdown(rows: list[Row]) -> str:
+    """The downloads section: CSV, JSON and one model-index snippet per reproduced model."""
+    generated = "/" + GENERATED.relative_to(ROOT).as_posix()
+    text = (
+        "## Downloads\n\n"
+        f"- {{download}}`results.csv <{generated}/results.csv>`: long format, one row per run "
+        "and metric (`kind` run), per configuration and metric (`kind` aggregate: its seeds, "
+        "mean and sd) and per published number (`kind` published, with its split and source).\n"
+        f"- {{download}}`results.json <{generated}/results.json>`: the same, as `runs` (one "
+        "object per run, failed ones too, with its metrics and page), `aggregates` and "
+        "`published`.\n"
+    )
+    models = sorted({r.model for r in rows}, key=model_order)
+    if not models:
+        return text + "\nModel-index snippets appear here once a run has finished.\n"
+    text += (
+        "\nA Hugging Face model-index for each model with reproduced rows, made with "
+        "`huggingface_hub`'s `ModelCardData` and `EvalResult`: paste it into the YAML header of "
+        "a model card. It holds the dev-set means of the model's configurations, "
+        "one result per task and data set.\n"
+    )
+    for model in models:
+        name = f"{model_slug(model)}.yaml"
+        text += (
+            f"\n:::{{dropdown}} {model}\n"
+            f"{{download}}`{name} <{generated}/model-index/{name}>`\n\n"
+            f"```{{literalinclude}} {generated}/model-index/{name}\n:language: yaml\n```\n:::\n"
+        )
+    return text
+
+
+def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
+    """The per-run objects of results.json (failed runs included)."""
+    keep = (
+        "task",
+        "profile",
+        "model",
+        "data_source",
+        "config",
+        "seed",
+        "status",
+        "metrics",
+        "error",
+        "wall_time_s",
+        "notebook_wall_time_s",
+        "peak_memory_mb",
+        "train_examples_per_second",
+        "device",
+        "git_commit",
+        "model_revision",
+        "data_checksum",
+        "finished_at",
+    )
+    today = code_today(records)
+    runs = []
+    for record in sorted(records, key=record_order):
+        row = {k: record.get(k) for k in keep if k in record}
+        row.setdefault("config", "default")
+        row["split"] = SOURCE_SPLITS.get(record["data_source"], record["data_source"])
+        page = run_page(record, root)
+        row["page"] = f"{page}.html" if page else None
+        row["stale"] = stale_reason(record, today) or None
+        runs.append(row)
+    return runs
+
+
+def aggregate_rows(rows: list[Row]) -> list[dict]:
+    out = []
+    for row in rows:
+        for (task, metric), cell in row.cells.items():
+            out.append(
+                {
+                    "task": task,
+                    "metric": metric,
+                    "profile": row.profile,
+                    "model": row.model,
+                    "data_source": row.data_source,
+                    "config": row.config,
+                    "split": row.split,
+                    "seeds": len(cell.values),
+                    "mean": round(cell.mean, 4),
+                    "sd": None if cell.sd is None else round(cell.sd, 4),
+                    "pages": [f"{p}.html" for _, p in cell.runs if p],
+                    "stale": cell.stale or None,  # the inputs changed since these runs
+                    "not_pooled": cell.not_pooled,
+                }
+            )
+    return out
+
+
+def published_records(published: pd.DataFrame) -> list[dict]:
+    return [
+        {k: getattr(r, k) for k in ("model", "task", "metric", "value", "split", "source")}
+        for r in published.itertuples()
+    ]
+
+
+def downloads(records: list[dict], root: Path = ROOT) -> tuple[pd.DataFrame, dict]:
+    """results.csv (long) and results.json (runs, aggregates, published)."""
+    rows = reproduced_rows(records, root)
+    published = published_scores()
+    data = {
+        "schema": 1,
+        "runs": run_rows(records, root),
+        "aggregates": aggregate_rows(rows),
+        "published": published_records(published),
+    }
+    flat = []
+    for run in data["runs"]:
+        metrics = run.get("metrics") or {}
+        for metric, value in metrics.items() if run["status"] == "succeeded" else [("", None)]:
+            flat.append(
+                {
+                    "kind": "run",
+                    **{k: run.get(k) for k in ("task", "profile", "model", "config")},
+                    "data_source": run.get("data_source"),
+                    "split": run["split"],
+                    "metric": metric,
+                    "seed": run.get("seed"),
+                    "seeds": 1,
+                    "value": value,
+                    "status": run.get("status"),
+                    "page": run.get("page"),
+                }
+            )
+    for agg in data["aggregates"]:
+        flat.append(
+            {
+                "kind": "aggregate",
+                **{k: agg[k] for k in ("task", "profile", "model", "config", "data_source")},
+                "split": agg["split"],
+                "metric": agg["metric"],
+                "seeds": agg["seeds"],
+                "value": agg["mean"],
+                "sd": agg["sd"],
+            }
+        )
+    for pub in data["published"]:
+        flat.append(
+            {
+                "kind": "published",
+                "task": pub["task"],
+                "model": pub["model"],
+                "split": pub["split"],
+                "metric": pub["metric"],
+                "value": pub["value"],
+                "source": pub["source"],
+            }
+        )
+    names = ["kind", "task", "metric", "profile", "model", "config", "data_source", "split"]
+    names += ["seed", "seeds", "value", "sd", "status", "page", "source"]
+    frame = pd.DataFrame(flat, columns=names)
+    frame["seed"] = frame["seed"].astype("Int64")
+    frame["seeds"] = frame["seeds"].astype("Int64")
+    return frame, data

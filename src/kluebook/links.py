@@ -1,0 +1,31 @@
+"""Where the generated pages are in the built site (their docnames), and the relative links
+between them."""
+
+import html
+import posixpath
+from pathlib import Path
+
+from kluebook.paths import ROOT
+from kluebook.tasks import Task
+
+# The page the results table is on, and where the generated task pages are (docnames).
+RESULTS_PAGE = "book/results"
+TASK_PAGES = "book/_generated/tasks"
+
+
+def task_page(task: Task) -> str:
+    return f"{TASK_PAGES}/{task.name}"
+
+
+def run_page(record: dict, root: Path = ROOT) -> str | None:
+    """The docname of a run's executed notebook, or None when the book has no page for it."""
+    notebook = record.get("notebook")
+    if not notebook or not (root / notebook).is_file():
+        return None
+    return notebook.removesuffix(".ipynb")
+
+
+def href(from_page: str, to_page: str, anchor: str = "") -> str:
+    """A link from one page of the built site to another (both docnames), relative."""
+    target = posixpath.relpath(f"{to_page}.html", posixpath.dirname(from_page) or ".")
+    return html.escape(target + (f"#{anchor}" if anchor else ""), quote=True)

@@ -1,0 +1,77 @@
+"""The status page: every run by task, with its outcome (current, stale and why, failed or
+interrupted), time, machine and commit; the errors of the failed runs, beside the result each
+one leaves in place; and the files under results/ that are not readable records."""
+
+from collections import defaultdict
+from pathlib import Path
+
+from kluebook.aggregation import code_today, record_order, run_key, stale_reason
+from kluebook.links import run_page
+from kluebook.myst import list_table
+from kluebook.paths import ROOT
+from kluebook.records import Unreadable
+from kluebook.tasks import all_tasks
+
+
+def unreadable_section(unreadable: list[Unreadable]) -> str:
+    items = "\n".join(f"- `{u.path}`: {u.reason}" for u in unreadable)
+    return (
+        "## Unreadable records\n\nThese files under `results/` are not readable run records "
+        "(cut short, or not records of this kluebook): they are in no table until they are "
+        f"repaired, removed or their runs executed again.\n\n{items}"
+    )
+
+
+def render_status(records: list[dict], root: Path = ROOT, unreadable: list[Unreadable] = ()) -> str:
+    """Every run, by task: a link to its page (or its error), outcome, time, machine, commit;
+    then the unreadable files."""
+    if not records:
+        return "No run recorded yet.\n" + (
+            f"\n{unreadable_section(unreadable)}\n" if unreadable else ""
+        )
+    tasks = all_tasks()
+    today = code_today(records)
+    kept = {run_key(r): r for r in records if r["status"] == "succeeded"}
+    parts = [unreadable_section(unreadable)] if unreadable else []
+    by_task: dict[str, list[dict]] = defaultdict(list)
+    for record in sorted(records, key=record_order):
+        by_task[record["task"]].append(record)
+    for name, mine in by_task.items():
+        title = tasks[name].title if name in tasks else name
+        rows, errors = [], []
+        for r in mine:
+            config = "" if r.get("config", "default") == "default" else f" · {r['config']}"
+            text = f"{r['model']} · {r['profile']}{config} · seed {r['seed']}"
+            page = run_page(r, root)
+            run = f"{{doc}}`{role_text(text)} </{page}>`" if page else text
+            status = r["status"]
+            if status in ("failed", "interrupted"):
+                error = r.get("error", "no error recorded")
+                good = kept.get(run_key(r))
+                if good is not None:
+                    error += f" (its result of {good['finished_at'][:10]} stays in the book)"
+                errors.append(f"- {text}: {error}")
+                status = f"**{status}** (below)"
+            elif stale_reason(r, today):
+                status = f"**stale**: {stale_reason(r, today)} changed"
+            wall = f"{r['wall_time_s']:,.0f} s" if r.get("wall_time_s") is not None else "—"
+            finished = (r.get("finished_at") or "—").replace("T", " ")[:16]
+            commit = f"`{(r.get('git_commit') or 'unknown')[:12]}`"
+            rows.append([run, status, wall, finished, str(r.get("device", "—")), commit])
+        header = ["run", "status", "wall time", "finished", "device", "commit"]
+        text = f"## {title}\n\n" + list_table(header, rows, [34, 13, 9, 14, 16, 14])
+        if errors:
+            text += "\nErrors of the failed runs:\n\n" + "\n".join(errors)
+        parts.append(text)
+    newest = max(
+        (r for r in records if "libraries" in r), key=lambda r: r["finished_at"], default=None
+    )
+    if newest:
+        versions = ", ".join(f"{k} {v}" for k, v in newest["libraries"].items())
+        parts.append(f"Library versions of the most recent run: {versions}.")
+    return "\n\n".join(parts) + "\n"
+
+
+def role_text(text: str) -> str:
+    """Text safe inside a MyST role's `text <target>` form."""
+    return text.replace("<", "‹").replace(">", "›").replace("`", "'")
