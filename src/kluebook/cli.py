@@ -371,6 +371,9 @@ def run(
     at a time on its GPU with the job's cores; the command waits while jobs are queued
     (--patience) and submits a job again when one dies, whose run executes on another. Options
     not given come from dask-jobqueue's config (`jobqueue.slurm`, e.g. account, interface).
+    The test suite runs this recipe on a single-node Slurm it starts itself, sized for one CPU
+    node: `--slurm-partition debug --jobs 2 --threads 1 --slurm-memory 3GB --gpus-per-job 0
+    --slurm-walltime 00:30:00`.
     """
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
