@@ -61,13 +61,15 @@ def check_trainer_devices(args) -> None:
         )
 
 
-def run_devices() -> dict:
-    """The GPUs a run saw and used, for its record: CUDA_VISIBLE_DEVICES and the device names."""
+def run_devices() -> list[dict]:
+    """The GPUs a run used, for its record (none on a CPU): each one's CUDA_VISIBLE_DEVICES
+    entry, as the machine numbers it, and its name."""
     import torch
 
-    used = (
-        [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-        if torch.cuda.is_available()
-        else []
-    )
-    return {"cuda_visible_devices": os.environ.get(VARIABLE), "gpus": used}
+    if not torch.cuda.is_available():
+        return []
+    shown = visible_gpus() or [str(i) for i in range(torch.cuda.device_count())]
+    return [
+        {"cuda_visible_device": shown[i], "name": torch.cuda.get_device_name(i)}
+        for i in range(torch.cuda.device_count())
+    ]

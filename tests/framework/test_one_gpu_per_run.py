@@ -68,4 +68,4 @@ def test_a_notebook_run_hands_the_trainer_one_gpu_and_records_it(tmp_path):
         tmp_path,
     )
     assert found["n_gpu"] == 1
-    assert found["devices"] == {"cuda_visible_devices": "0", "gpus": ["Stand-in GPU"]}
+    assert found["devices"] == [{"cuda_visible_device": "0", "name": "Stand-in GPU"}]
