@@ -17,7 +17,8 @@ from kluebook.book import copy_sources
 pytestmark = pytest.mark.slow
 psutil = pytest.importorskip("psutil")  # installed with the dask extra
 
-SMALL = ["--set", "train_limit=64", "--set", "dev_limit=32", "--set", "epochs=1", "--quiet"]
+# Runs long enough (about a minute each here) to be seen in progress and interrupted.
+SMALL = ["--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3", "--quiet"]
 
 
 def kluebook(root, *args, **popen):
