@@ -24,7 +24,9 @@ pytest.importorskip("dask_jobqueue")
 
 DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "squeue", "scancel", "sinfo")
-# Two tasks, one seed, small limits: the sweep stays short (CI has 90 minutes for everything).
+# Two tasks, one seed, small limits: the sweep stays short (CI has 90 minutes for everything),
+# yet each run outlasts the resubmission of a cancelled job (about 25 s: Dask's lost-worker
+# timeout, then the executor's next check).
 SWEEP = [
     "run",
     "--profile",
@@ -33,7 +35,7 @@ SWEEP = [
     "ynat,nli",
     "--seeds",
     "1",
-    *("--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3"),
+    *("--set", "train_limit=480", "--set", "dev_limit=80", "--set", "epochs=10"),
     "--quiet",
 ]
 # The Slurm recipe of `kluebook run --help` and book/reproduce.md, sized for this one node.
@@ -214,7 +216,7 @@ def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(slurm, tmp_pat
         seen.update(jobs)
         running = sorted(job for job, state in jobs.items() if state == "RUNNING")
         if cancelled is None and len(running) == 2:
-            time.sleep(20)  # the workers have connected and taken a run each
+            time.sleep(5)  # the workers connect and take a run each
             cancelled = running[0]
             subprocess.run(["scancel", cancelled], env=slurm.env, check=True)
         time.sleep(1)
