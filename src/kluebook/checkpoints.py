@@ -1,7 +1,9 @@
-"""The model registry (configs/models.yaml): released checkpoints and the offline stand-in,
-and the early check that a hub checkpoint can be reached."""
+"""The model registry (configs/models.yaml): released checkpoints and the offline stand-in;
+the early check that a checkpoint can be reached, and its hub revision, pinned to a commit."""
 
+import re
 from functools import cache
+from pathlib import Path
 
 import yaml
 
@@ -9,6 +11,11 @@ from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
 
 UNLISTED = {"family": "unknown", "size": "base"}
+COMMIT = re.compile(r"[0-9a-f]{40}")
+# The files of a hub checkpoint a run loads (weights, config, tokenizer), not its other formats.
+MODEL_FILES = ["*.json", "*.txt", "*.model", "*.safetensors", "pytorch_model*.bin"]
+# The commit each hub model of the run in progress is pinned to (`pin`), read where it loads.
+_pinned: dict[str, str] = {}
 
 
 @cache
@@ -22,24 +29,52 @@ def model_entry(model: str) -> dict:
     return registered_models().get(model, UNLISTED)
 
 
-def check_hub_model(model: str, timeout: float = 10.0) -> None:
-    """Fail early, in one line, when a hub model id cannot be reached or does not exist.
+def looks_like_path(model: str) -> bool:
+    """A model given as a folder (`./ckpt`, `/models/x`, `runs/a/b`), not a hub id `org/name`."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
+
+
+def check_model(model: str, revision: str = "") -> str:
+    """Fail early, in one line, for a model folder that is not there or a hub id that cannot be
+    reached (the tiny stand-in is built by the run itself). Returns the hub commit the model is
+    pinned to: `revision` (a commit, tag or branch; "" for the current one) resolved; "" for a
+    local folder or the stand-in, which take no revision."""
+    from kluebook.tiny_model import TINY_MODEL
+
+    if model == TINY_MODEL or Path(model).is_dir():
+        if revision:
+            raise KluebookError(f"--model-revision is for hub models, not {model}")
+        return ""
+    if Path(model).exists() or looks_like_path(model):
+        raise KluebookError(f"model {model}: no such folder")
+    return check_hub_model(model, revision)
+
+
+def check_hub_model(model: str, revision: str = "", timeout: float = 10.0) -> str:
+    """The commit `revision` of a hub model names ("" for the current one); a one-line error
+    when it cannot be reached or does not exist. A full commit is taken as it is.
 
     With HF_HUB_OFFLINE=1 (the hub's convention for machines without internet) the model is
-    looked up in the local Hugging Face cache instead: its config.json must be cached.
+    looked up in the local Hugging Face cache instead: its config.json must be cached there.
     """
     import huggingface_hub
     from huggingface_hub.errors import HfHubHTTPError
 
     if huggingface_hub.is_offline_mode():  # HF_HUB_OFFLINE, read when the hub is imported
-        if not isinstance(huggingface_hub.try_to_load_from_cache(model, "config.json"), str):
+        cached = huggingface_hub.try_to_load_from_cache(
+            model, "config.json", revision=revision or None
+        )
+        if not isinstance(cached, str):
+            at = f" at revision {revision}" if revision else ""
             raise KluebookError(
-                f"model {model!r} is not in the local Hugging Face cache (HF_HUB_OFFLINE=1): "
+                f"model {model!r}{at} is not in the local Hugging Face cache (HF_HUB_OFFLINE=1): "
                 "run once with the hub reachable to download it"
             )
-        return
+        return Path(cached).parent.name  # snapshots/<commit>/config.json
+    if COMMIT.fullmatch(revision):
+        return revision
     try:
-        huggingface_hub.model_info(model, timeout=timeout)
+        return huggingface_hub.model_info(model, revision=revision or None, timeout=timeout).sha
     except HfHubHTTPError as error:
         raise KluebookError(
             f"model {model!r} not found on the Hugging Face hub ({error})"
@@ -48,3 +83,21 @@ def check_hub_model(model: str, timeout: float = 10.0) -> None:
         raise KluebookError(
             f"cannot reach the Hugging Face hub for model {model!r}: {type(error).__name__}"
         ) from error
+
+
+def pin(model: str, commit: str) -> None:
+    """Load `model` at `commit` for the rest of this run (set by `notebook.start_run`)."""
+    _pinned[model] = commit
+
+
+def pinned_revision(model: str) -> str:
+    return _pinned.get(model, "")
+
+
+def hub_snapshot(model: str) -> str:
+    """The local folder of a hub model's files at its pinned commit, downloaded if needed; with
+    HF_HUB_OFFLINE=1, from the cache alone. Loading from it asks the hub nothing more."""
+    import huggingface_hub
+
+    revision = pinned_revision(model) or check_hub_model(model)
+    return huggingface_hub.snapshot_download(model, revision=revision, allow_patterns=MODEL_FILES)

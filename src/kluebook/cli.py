@@ -97,6 +97,20 @@ Seeds = Annotated[
 DataSource = Annotated[
     str | None, typer.Option(help="generated | official | hub (default: the run matrix's).")
 ]
+ModelRevision = Annotated[
+    str,
+    typer.Option(
+        help="Hub commit, tag or branch of the models (default: the current commit). Resolved "
+        "to a commit before any run; recorded, in the fingerprint and in the rerun command."
+    ),
+]
+DataRevision = Annotated[
+    str,
+    typer.Option(
+        help="Hub commit, tag or branch of the klue/klue dataset for --data-source hub (default: "
+        "the current commit); its commit is the run's data checksum."
+    ),
+]
 DataDir = Annotated[
     str | None,
     typer.Option(help="Folder laid out like KLUE's klue_benchmark/, for --data-source official."),
@@ -125,21 +139,48 @@ ExecutorName = Annotated[
     typer.Option(
         "--executor",
         help="local: on this machine (--jobs at once); dask: send every run to the Dask "
-        "scheduler given by --scheduler (needs the `dask` extra).",
+        "scheduler given by --scheduler; slurm: run every run in Slurm jobs through "
+        "dask-jobqueue (dask and slurm need the `dask` extra).",
     ),
 ]
 Jobs = Annotated[
     int,
     typer.Option(
-        help="Runs at once on this machine (local executor); the CPU threads are split between "
-        "them and, on a machine with GPUs, each gets its own GPU."
+        help="Runs at once: on this machine (local executor; the CPU threads are split between "
+        "them and, on a machine with GPUs, each gets its own GPU), or Slurm jobs at once "
+        "(--executor slurm; one run at a time per job)."
     ),
 ]
 Threads = Annotated[
     int | None,
     typer.Option(
         help="CPU threads per run (OMP_NUM_THREADS in its kernel); default: cores / --jobs, or "
-        "torch's default with one job."
+        "torch's default with one job. With --executor slurm: the cores of each job "
+        "(default 4)."
+    ),
+]
+SlurmPartition = Annotated[
+    str | None,
+    typer.Option(help="--executor slurm: the partition the jobs go to (default: Slurm's)."),
+]
+SlurmMemory = Annotated[str, typer.Option(help="--executor slurm: memory per job, e.g. 16GB.")]
+GpusPerJob = Annotated[
+    int,
+    typer.Option(
+        help="--executor slurm: 1 asks each job for a GPU (--gres=gpu:1) for the runs of real "
+        "checkpoints; 0 for none (CPU, or the tiny stand-in)."
+    ),
+]
+SlurmWalltime = Annotated[
+    str | None,
+    typer.Option(help="--executor slurm: each job's time limit, e.g. 24:00:00."),
+]
+Patience = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds to wait, before any run starts, for a Dask worker or a queued Slurm job "
+        "that can take the runs (saying what it waits for every 30 s); then a one-line error "
+        "and no run is recorded. Default: 120 (dask), 3600 (slurm)."
     ),
 ]
 Scheduler = Annotated[
@@ -155,10 +196,27 @@ Resources = Annotated[
 Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
 
 
-def _executor(executor: str, jobs: int, threads: int | None, scheduler, resources):
-    """The executor the options name; Dask is imported only when it is chosen."""
+def _executor(
+    executor: str, jobs: int, threads: int | None, scheduler, resources, slurm=None, patience=None
+):
+    """The executor the options name; Dask is imported only when it is chosen.
+
+    `slurm`: (partition, memory, gpus per job, walltime) for --executor slurm."""
     from kluebook import executors
 
+    if executor == "slurm":
+        if scheduler or resources is not None:
+            raise KluebookError("--scheduler and --resources go with --executor dask")
+        partition, memory, gpus, walltime = slurm or (None, "16GB", 1, None)
+        return executors.SlurmExecutor(
+            jobs,
+            threads or 4,
+            memory,
+            gpus,
+            partition,
+            walltime,
+            **({} if patience is None else {"patience": patience}),
+        )
     if executor == "local":
         if scheduler:
             raise KluebookError("--scheduler goes with --executor dask")
@@ -172,8 +230,10 @@ def _executor(executor: str, jobs: int, threads: int | None, scheduler, resource
                 "run as many runs as they have threads"
             )
         chosen = None if resources is None else executors.parse_resources(resources)
-        return executors.DaskExecutor(scheduler, chosen)
-    raise KluebookError(f"unknown executor {executor!r}; choose local or dask")
+        return executors.DaskExecutor(
+            scheduler, chosen, **({} if patience is None else {"patience": patience})
+        )
+    raise KluebookError(f"unknown executor {executor!r}; choose local, dask or slurm")
 
 
 def _matrix_path(matrix: Path | None) -> Path | None:
@@ -184,7 +244,9 @@ def _matrix_path(matrix: Path | None) -> Path | None:
     return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
 
 
-def _plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix) -> list:
+def _plan(
+    profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions=("", "")
+) -> list:
     seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
     matrix = _matrix_path(matrix)
     from kluebook import runner
@@ -198,6 +260,8 @@ def _plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix
         data_dir=data_dir,
         extra=extra,
         matrix_path=matrix,
+        model_revision=revisions[0],
+        data_revision=revisions[1],
     )
 
 
@@ -212,14 +276,20 @@ def _run(
     matrix,
     force,
     quiet,
-    execution=("local", 1, None, None, None),
+    execution=("local", 1, None, None, None, None, None),
+    revisions=("", ""),
 ) -> bool:
-    specs = _plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    specs = _plan(*options, revisions)
     from kluebook import runner
 
-    runner.preflight(specs)
+    specs = runner.preflight(specs)
     executor = _executor(*execution)
-    summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
+    try:
+        summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: the runs in progress are recorded as interrupted", err=True)
+        raise typer.Exit(130) from None
     typer.echo(
         f"{len(summary.succeeded)} succeeded, {len(summary.skipped)} skipped (up to date), "
         f"{len(summary.failed)} failed"
@@ -253,6 +323,8 @@ def run(
     seeds: Seeds = None,
     data_source: DataSource = None,
     data_dir: DataDir = None,
+    model_revision: ModelRevision = "",
+    data_revision: DataRevision = "",
     settings: Settings = [],  # noqa: B006  (typer reads the default; it is never mutated)
     matrix: Matrix = None,
     force: Force = False,
@@ -262,6 +334,11 @@ def run(
     threads: Threads = None,
     scheduler: Scheduler = None,
     resources: Resources = None,
+    slurm_partition: SlurmPartition = None,
+    slurm_memory: SlurmMemory = "16GB",
+    gpus_per_job: GpusPerJob = 1,
+    slurm_walltime: SlurmWalltime = None,
+    patience: Patience = None,
     dry_run: Annotated[
         bool,
         typer.Option(help="Say which runs would execute, and why, without executing any."),
@@ -282,19 +359,37 @@ def run(
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
-    have this repository and environment: each run's files come back here.
+    have this repository and environment: each run's files come back here. A run uses one GPU.
+
+    On Slurm, from a login node of a checkout on the shared filesystem (the tested recipe, with
+    the partition and sizes of your cluster):
+
+    `kluebook run --profile paper --executor slurm --slurm-partition gpu --jobs 4 --threads 8
+    --slurm-memory 32GB --gpus-per-job 1 --slurm-walltime 24:00:00`
+
+    Each job is one Dask worker (dask-jobqueue's SLURMCluster, processes=1) that executes one run
+    at a time on its GPU with the job's cores; the command waits while jobs are queued
+    (--patience) and submits a job again when one dies, whose run executes on another. Options
+    not given come from dask-jobqueue's config (`jobqueue.slurm`, e.g. account, interface).
+    The test suite runs this recipe on a single-node Slurm it starts itself, sized for one CPU
+    node: `--slurm-partition debug --jobs 2 --threads 1 --slurm-memory 3GB --gpus-per-job 0
+    --slurm-walltime 00:30:00`.
     """
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    execution = (executor, jobs, threads, scheduler, resources)
+    slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
+    execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
+    revisions = (model_revision, data_revision)
     if dry_run:
-        states = _states(_plan(*options))
+        from kluebook.runner import pin_revisions
+
+        states = _states(pin_revisions(_plan(*options, revisions)))
         chosen = [(s, st) for s, st in states if force or st.state != "current"]
         for spec, state in states:
             verb = "would execute" if force or state.state != "current" else "would skip"
             typer.echo(f"{verb}: {spec.task.name} {spec.name}: {state}")
         typer.echo(f"would execute {len(chosen)} of {len(states)} runs (dry run: none executed)")
         return
-    if not _run(*options, force, quiet, execution):
+    if not _run(*options, force, quiet, execution, revisions):
         raise typer.Exit(1)
 
 
@@ -311,7 +406,21 @@ def status(
 ) -> None:
     """List every run of a run matrix (the options of `kluebook run`) as current, stale (and
     which input changed since: notebook, parameters, data, task code, shared code, task
-    version), failed, interrupted, missing or unreadable. Executes nothing."""
+    version), failed, interrupted, missing or unreadable. Executes nothing.
+
+    First, the runs executing now on this book root (by any runner here, or a Dask worker or
+    Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
+    streams to `.cache/logs/<task>/<run>.log`."""
+    from kluebook.worker import runs_in_progress
+
+    running = runs_in_progress()
+    typer.echo(f"{len(running)} run(s) in progress")
+    for run in running:
+        minutes = (time.time() - run["started"]) / 60
+        typer.echo(
+            f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
+            f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
+        )
     states = _states(_plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix))
     counts: dict[str, int] = {}
     for spec, state in states:
@@ -485,7 +594,8 @@ def data_fetch(
         ),
     ] = None,
 ) -> None:
-    """Download the official KLUE v1.1 train/dev files and check their SHA-256."""
+    """Download the official KLUE v1.1 train/dev files, each checked against its git blob id at
+    the pinned KLUE commit (and its SHA-256 where known) before it is used."""
     from kluebook.fetch import fetch
     from kluebook.tasks import all_tasks, get_task
 

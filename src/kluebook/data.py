@@ -7,6 +7,7 @@ Three sources:
 """
 
 import hashlib
+import re
 from pathlib import Path
 
 from filelock import FileLock
@@ -62,27 +63,83 @@ def data_dir_for(task: Task, source: str, data_dir: str | Path | None) -> Path |
     return folder
 
 
-def load_split(task: Task, split: str, source: str, data_dir: str | Path | None) -> list[dict]:
-    """The records of one split (`train` or `dev`) in the official shape."""
+def hub_dataset_revision(task: Task, revision: str = "", timeout: float = 10.0) -> str:
+    """The commit of the hub dataset that `revision` names (a commit, tag or branch; "" for the
+    current one); a full commit is taken as it is. With HF_HUB_OFFLINE=1, looked up in the local
+    datasets cache (the most recent one there for ""); a one-line error when it is not there."""
+    import huggingface_hub
+
+    if huggingface_hub_offline():
+        cached = cached_dataset_commits(task)
+        found = revision in cached if revision else bool(cached)
+        if not found:
+            at = f" at revision {revision}" if revision else ""
+            raise KluebookError(
+                f"dataset {HUB_DATASET}/{task.hub_config}{at} is not in the local datasets "
+                "cache (HF_HUB_OFFLINE=1): run once with the hub reachable to download it"
+            )
+        return revision or cached[-1]
+    if re.fullmatch(r"[0-9a-f]{40}", revision):
+        return revision
+    try:
+        info = huggingface_hub.dataset_info(HUB_DATASET, revision=revision or None, timeout=timeout)
+    except Exception as error:  # connection, proxy, timeout and not-found errors
+        raise KluebookError(
+            f"cannot reach the Hugging Face hub for dataset {HUB_DATASET}"
+            f"{f' at revision {revision}' if revision else ''}: {type(error).__name__}"
+        ) from error
+    return info.sha
+
+
+def huggingface_hub_offline() -> bool:
+    import huggingface_hub
+
+    return huggingface_hub.is_offline_mode()
+
+
+def cached_dataset_commits(task: Task) -> list[str]:
+    """The commits of the task's hub config prepared in the local datasets cache, oldest first
+    (`<cache>/klue___klue/<config>/<version>/<commit>/`, as `datasets` lays them out)."""
+    import datasets
+
+    owner, name = HUB_DATASET.split("/")
+    root = Path(datasets.config.HF_DATASETS_CACHE) / f"{owner}___{name}" / task.hub_config
+    folders = [p for p in root.glob("*/*") if (p / "dataset_info.json").is_file()]
+    return [p.name for p in sorted(folders, key=lambda p: p.stat().st_mtime)]
+
+
+def load_split(
+    task: Task, split: str, source: str, data_dir: str | Path | None, revision: str = ""
+) -> list[dict]:
+    """The records of one split (`train` or `dev`) in the official shape; hub data at
+    `revision` (a commit)."""
     if source == "hub":
         import datasets
 
         try:
-            rows = datasets.load_dataset(HUB_DATASET, task.hub_config, split=HUB_SPLITS[split])
+            rows = datasets.load_dataset(
+                HUB_DATASET, task.hub_config, split=HUB_SPLITS[split], revision=revision or None
+            )
         except Exception as error:  # offline, proxy and hub errors of several libraries
             raise KluebookError(
                 f"cannot load {HUB_DATASET}/{task.hub_config} from the Hugging Face hub: "
                 f"{type(error).__name__}"
             ) from error
+        cached = Path(rows.cache_files[0]["filename"]).parent.name if rows.cache_files else ""
+        if revision and huggingface_hub_offline() and cached != revision:
+            raise KluebookError(
+                f"the datasets cache holds {HUB_DATASET}/{task.hub_config} at {cached[:12]}, "
+                f"not at the pinned revision {revision[:12]}"
+            )
         return task.module.from_hub(rows)
     folder = data_dir_for(task, source, data_dir)
     return task.module.read_official(folder / task.files[split])
 
 
-def data_checksum(task: Task, source: str, data_dir: str | Path | None) -> str:
-    """SHA-256 over the task's files (hub data: the dataset id, as no local file exists)."""
+def data_checksum(task: Task, source: str, data_dir: str | Path | None, revision: str = "") -> str:
+    """SHA-256 over the task's files; hub data: the dataset and the commit it was read at."""
     if source == "hub":
-        return f"hub:{HUB_DATASET}/{task.hub_config}"
+        return f"hub:{HUB_DATASET}/{task.hub_config}" + (f"@{revision}" if revision else "")
     folder = data_dir_for(task, source, data_dir)
     digest = hashlib.sha256()
     for relative in sorted(task.files.values()):

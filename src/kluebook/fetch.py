@@ -1,5 +1,7 @@
-"""Downloading the official KLUE v1.1 files, each checked against its SHA-256."""
+"""Downloading the official KLUE v1.1 files, each checked against its pins (configs/data.yaml)
+before it is used: its git blob id at the pinned commit, and its SHA-256 where known."""
 
+import hashlib
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -12,26 +14,26 @@ from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
 from kluebook.tasks import Task
 
-SUMS_FILE = "SHA256SUMS"
-
 
 def manifest() -> dict:
-    """configs/data.yaml: the base URL and the pinned checksum of every official file."""
+    """configs/data.yaml: the base URL and the pins (`git_blob`, `sha256`) of each file."""
     with open(CONFIGS / "data.yaml", encoding="utf-8") as handle:
         return yaml.safe_load(handle)
 
 
-def _recorded_sums(dest: Path) -> dict[str, str]:
-    path = dest / SUMS_FILE
-    if not path.exists():
-        return {}
-    pairs = (line.split(maxsplit=1) for line in path.read_text().splitlines() if line.strip())
-    return {name.strip(): digest for digest, name in pairs}
+def git_blob_id(path: Path) -> str:
+    """The id git gives the file's bytes: SHA-1 of `blob <size>\\0` followed by them."""
+    content = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
-def _record_sum(dest: Path, relative: str, digest: str) -> None:
-    sums = _recorded_sums(dest) | {relative: digest}
-    (dest / SUMS_FILE).write_text("".join(f"{d}  {n}\n" for n, d in sorted(sums.items())))
+def mismatch(path: Path, pins: dict) -> str | None:
+    """Which pin the file fails, in words; None if it matches every pin given."""
+    if "git_blob" in pins and git_blob_id(path) != pins["git_blob"]:
+        return f"git blob id (expected {pins['git_blob'][:16]}…, got {git_blob_id(path)[:16]}…)"
+    if "sha256" in pins and file_sha256(path) != pins["sha256"]:
+        return f"SHA-256 (expected {pins['sha256'][:16]}…, got {file_sha256(path)[:16]}…)"
+    return None
 
 
 def _download(url: str, target: Path, timeout: float) -> None:
@@ -61,19 +63,17 @@ def fetch(
     fetched = []
     for task in tasks:
         for relative in task.files.values():
+            pins = spec["files"].get(relative) or {}
+            if not pins:
+                raise KluebookError(f"{relative}: no pinned checksum in configs/data.yaml")
             target = dest / relative
-            expected = spec["files"].get(relative) or _recorded_sums(dest).get(relative)
-            if target.exists() and expected and file_sha256(target) == expected:
+            if target.exists() and mismatch(target, pins) is None:
                 fetched.append(target)
                 continue
             _download(f"{base_url}/{relative}", target, timeout)
-            actual = file_sha256(target)
-            if expected is None:
-                _record_sum(dest, relative, actual)
-            elif actual != expected:
+            wrong = mismatch(target, pins)
+            if wrong:
                 target.unlink()
-                raise KluebookError(
-                    f"{relative}: checksum mismatch (expected {expected[:16]}…, got {actual[:16]}…)"
-                )
+                raise KluebookError(f"{relative}: checksum mismatch, {wrong}")
             fetched.append(target)
     return fetched

@@ -17,12 +17,12 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from kluebook import records
+from kluebook import checkpoints, devices, records
 from kluebook.bootstrap import run_intervals
-from kluebook.data import data_checksum, data_dir_for, load_split
+from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.recipes import Recipe, resolve_recipe, set_active_recipe, switch_parameters
+from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe, set_active_recipe
 from kluebook.scoring import score_predictions
 from kluebook.speed import deviations
 from kluebook.tasks import Task, get_task
@@ -41,6 +41,9 @@ COMMON_PARAMETERS = (
     "dev_limit",
     "output_dir",
 )
+# What a run is pinned to on the hub: set by the runner (resolved to commits) or, in a notebook
+# run by hand, resolved here; "" for a local model or local data.
+REVISION_PARAMETERS = ("model_revision", "data_revision")
 
 
 @dataclass
@@ -61,7 +64,13 @@ class Run:
 
     def load(self, split: str) -> list[dict]:
         """A split's records, cut to the `<split>_limit` parameter when one is set."""
-        rows = load_split(self.task, split, self.parameters["data_source"], self.data_dir)
+        rows = load_split(
+            self.task,
+            split,
+            self.parameters["data_source"],
+            self.data_dir,
+            self.parameters["data_revision"],
+        )
         limit = self.parameters.get(f"{split}_limit") or 0
         return rows[:limit] if limit else rows
 
@@ -75,16 +84,18 @@ def start_run(task_name: str, namespace: dict) -> Run:
 
     `namespace` is the notebook's `globals()`: the common parameters are read from it.
     """
+    devices.keep_one_gpu()  # before CUDA starts: the Trainer would use every GPU it sees
     task = get_task(task_name)
     missing = [name for name in COMMON_PARAMETERS if name not in namespace]
     if missing:
         raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
     parameters = {name: namespace[name] for name in COMMON_PARAMETERS}
-    # Switches a notebook may leave undeclared: the runner injects them only when a run sets them
-    # (`--set bf16=true`, `--set eval_schedule=trainer`), and they are read here.
-    switches = switch_parameters(task)
+    # Recipe fields a notebook may leave undeclared: the runner injects them only when a run sets
+    # them (`--set bf16=true`, `--set micro_batches=4`), and they are read here.
+    switches = recipe_parameters(task)
     parameters.update({name: namespace[name] for name in switches if name in namespace})
     profile, source = parameters["profile"], parameters["data_source"]
+    resolve_revisions(task, parameters, namespace)
     if profile == "paper" and source == "generated":
         raise KluebookError("the paper profile needs real data: data_source 'official' or 'hub'")
     recipe = resolve_recipe(
@@ -112,6 +123,21 @@ def start_run(task_name: str, namespace: dict) -> Run:
 def set_display_options() -> None:
     """Printed DataFrames keep their columns aligned when cells hold Korean (wide characters)."""
     pd.set_option("display.unicode.east_asian_width", True)
+
+
+def resolve_revisions(task: Task, parameters: dict, namespace: dict) -> None:
+    """Resolve the run's hub model and data revisions to commits (a commit given by the runner
+    is taken as it is: the hub is not asked again) and load the model at that commit."""
+    model = parameters["model"]
+    asked = {name: namespace.get(name) or "" for name in REVISION_PARAMETERS}
+    parameters["model_revision"] = checkpoints.check_model(model, asked["model_revision"])
+    if parameters["model_revision"]:
+        checkpoints.pin(model, parameters["model_revision"])
+    parameters["data_revision"] = (
+        hub_dataset_revision(task, asked["data_revision"])
+        if parameters["data_source"] == "hub"
+        else ""
+    )
 
 
 def seed_everything(seed: int) -> None:
@@ -142,7 +168,8 @@ def model_revision(model: str, checkpoint: str) -> str:
         return f"built locally: {Path(checkpoint).name}"
     if records.local_model(model) is not None:
         return f"local folder: {records.model_id(model)}"
-    return getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
+    pinned = checkpoints.pinned_revision(model)
+    return pinned or getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 
 
 def finish_run(
@@ -174,9 +201,12 @@ def finish_run(
         "best_checkpoint": best,
         "last_checkpoint": last,
         "counts": counts,
-        "data_checksum": data_checksum(run.task, run.parameters["data_source"], run.data_dir),
+        "data_checksum": data_checksum(
+            run.task, run.parameters["data_source"], run.data_dir, run.parameters["data_revision"]
+        ),
         "libraries": records.library_versions(),
         "device": records.device_description(),
+        "devices": devices.run_devices(),
         "started_at": run.started_at,
         "notebook_wall_time_s": round(wall_time, 1),
         # CPU seconds of the kernel so far, imports included: what a run costs, whatever else

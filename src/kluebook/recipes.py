@@ -70,6 +70,24 @@ SWITCH_CHOICES = {
 }
 
 
+# The numeric fields: (int or float, lowest value, whether it is allowed).
+FIELD_RANGES = {
+    "learning_rate": (float, 0, False),
+    "batch_size": (int, 1, True),
+    "eval_batch_size": (int, 1, True),
+    "epochs": (float, 0, False),
+    "warmup_ratio": (float, 0, True),
+    "weight_decay": (float, 0, True),
+    "max_length": (int, 1, True),
+    "adam_epsilon": (float, 0, False),
+    "max_grad_norm": (float, 0, False),
+    "evals_per_epoch": (int, 1, True),
+    "gradient_accumulation": (int, 1, True),
+    "micro_batches": (int, 1, True),
+}
+KIND_WORDS = {int: "an integer", float: "a number"}
+
+
 @dataclass(frozen=True)
 class Recipe:
     """Every training hyper-parameter of a run."""
@@ -86,10 +104,15 @@ class Recipe:
     evals_per_epoch: int
     selection_metric: str
     gradient_accumulation: int = 1
+    # A memory knob that keeps the recipe: each batch of `batch_size` is computed as this many
+    # smaller ones whose gradients are accumulated; the effective batch, the step count and the
+    # evaluation points stay the recipe's.
+    micro_batches: int = 1
     # Speed switches, each a deviation from the official fp32 recipe (kluebook.speed): off
     # unless a run or a task's smoke recipe turns them on.
     tf32: bool = False
     bf16: bool = False
+    fp16: bool = False
     fused_adamw: bool = False
     sdpa: bool = False
     # Switches (book/deviations.md); the defaults are the official code's behaviour.
@@ -107,6 +130,31 @@ class Recipe:
     task_switches: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self):
+        for name, (kind, low, low_included) in FIELD_RANGES.items():
+            value = getattr(self, name)
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not numeric or (kind is int and not isinstance(value, int)):
+                raise KluebookError(f"{name} must be {KIND_WORDS[kind]}, got {value!r}")
+            if value < low or (value == low and not low_included):
+                bound = ">=" if low_included else ">"
+                raise KluebookError(f"{name} must be {bound} {low}, got {value!r}")
+        if not 0 <= self.warmup_ratio <= 1:
+            raise KluebookError(f"warmup_ratio must be between 0 and 1, got {self.warmup_ratio!r}")
+        for name in SPEED_SWITCHES:
+            if not isinstance(getattr(self, name), bool):
+                value = getattr(self, name)
+                raise KluebookError(f"{name} is a switch: true or false, got {value!r}")
+        if self.fp16 and self.bf16:
+            raise KluebookError("fp16 and bf16 are two autocast precisions: turn on one of them")
+        if self.batch_size % self.micro_batches:
+            raise KluebookError(
+                f"micro_batches {self.micro_batches} must divide batch_size {self.batch_size}"
+            )
+        if self.micro_batches > 1 and self.group_by_length:
+            raise KluebookError(
+                "micro_batches keeps the recipe's batches only when they are drawn uniformly: "
+                "not with group_by_length"
+            )
         for name, choices in SWITCH_CHOICES.items():
             if getattr(self, name) not in choices:
                 raise KluebookError(
@@ -128,6 +176,12 @@ class Recipe:
     def switches(self) -> dict:
         """The switches, shared and the task's own, and their values."""
         return {name: getattr(self, name) for name in SWITCH_DEFAULTS} | dict(self.task_switches)
+
+
+def recipe_parameters(task: Task) -> tuple[str, ...]:
+    """Every recipe field a run may set (`--set name=value`) without its notebook declaring it:
+    the hyper-parameters, the memory and speed knobs and the switches, the task's own included."""
+    return (*(f.name for f in fields(Recipe) if f.name != "task_switches"), *task.switches)
 
 
 def switch_parameters(task: Task) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ import json
 import platform
 import subprocess
 import sys
+import threading
 import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -183,11 +184,17 @@ def _canonical(node) -> Any:
     return repr(node)
 
 
+# CPython 3.11 can fail ast.parse when threads parse at once ("AST constructor recursion depth
+# mismatch"): the runner's threads (--jobs, Dask, Slurm) fingerprint their runs at the same time.
+_PARSING = threading.Lock()
+
+
 def code_digest(path: Path) -> str:
     """SHA-256 of what a file of code does: a Python module's syntax tree without docstrings
     (comments and formatting do not count), a YAML file's data; other files' bytes."""
     if path.suffix == ".py":
-        tree = _without_docstrings(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        with _PARSING:
+            tree = _without_docstrings(ast.parse(path.read_text(encoding="utf-8"), str(path)))
         text = json.dumps(_canonical(tree))
     elif path.suffix in {".yaml", ".yml"}:
         with open(path, encoding="utf-8") as handle:

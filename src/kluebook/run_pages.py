@@ -142,6 +142,9 @@ def rerun_command(spec) -> str:
         parts += ["--data-source", spec.data_source]
     if spec.data_dir and spec.data_dir != default_dir:
         parts += ["--data-dir", display_path(spec.data_dir)]
+    for name, commit in spec.revisions.items():  # the hub commits the run was pinned to
+        if commit:
+            parts += [f"--{name.replace('_', '-')}", commit]
     for name, value in spec.extra.items():
         parts += ["--set", f"{name}={setting_text(value)}"]
     return " ".join(p if p.startswith("$") else shlex.quote(p) for p in parts)

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -25,16 +25,15 @@ from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
 from kluebook import executors, records
-from kluebook.checkpoints import check_hub_model
-from kluebook.data import data_checksum, data_dir_for
+from kluebook.checkpoints import check_model
+from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
-from kluebook.recipes import PROFILES, resolve_recipe, switch_parameters
-from kluebook.speed import SWITCHES as SPEED_PARAMETERS
+from kluebook.recipes import PROFILES, recipe_parameters, resolve_recipe
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.tiny_model import TINY_MODEL
-from kluebook.worker import Interrupted, RunProducts, RunRequest, produce
+from kluebook.worker import Interrupted, RunProducts, RunRequest, produce, stop_kernels
 
 # Parameters the runner sets itself; the rest may come from a matrix or from --set.
 RUNNER_PARAMETERS = {
@@ -65,6 +64,10 @@ class RunSpec:
     data_dir: str = ""
     extra: dict = field(default_factory=dict)
     default_data: tuple[str, str] = ("", "")
+    # Hub revisions: as asked (a commit, tag or branch; "" for the current one), then resolved
+    # to commits by `pin_revisions`; only hub models and hub data have them.
+    model_revision: str = ""
+    data_revision: str = ""
 
     @cached_property
     def config(self) -> str:
@@ -122,8 +125,18 @@ class RunSpec:
             "data_dir": self.data_dir,
             "seed": self.seed,
             "output_dir": _relative(self.output_dir),
+            **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
         }
+
+    @property
+    def revisions(self) -> dict:
+        return {"model_revision": self.model_revision, "data_revision": self.data_revision}
+
+    @property
+    def checksum(self) -> str:
+        """The data checksum of the run (hub data: the dataset and its commit)."""
+        return data_checksum(self.task, self.data_source, self.data_dir or None, self.data_revision)
 
 
 MATRIX_KEYS = {"profile", "data_source", "data_dir", "models", "seeds", "parameters"}
@@ -189,6 +202,8 @@ def plan(
     data_dir: str | None = None,
     extra: dict | None = None,
     matrix_path: str | Path | None = None,
+    model_revision: str = "",
+    data_revision: str = "",
 ) -> list[RunSpec]:
     """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
     replaced by the arguments; `extra` overrides the matrix's parameters."""
@@ -203,7 +218,7 @@ def plan(
         if not task.notebook_path.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({task.notebook_path.name})")
         for overrides in grid:
-            check_parameters(task, overrides)
+            check_parameters(task, overrides, models or matrix["models"], profile)
             for model in models or matrix["models"]:
                 for seed in seeds or matrix["seeds"]:
                     specs.append(
@@ -216,60 +231,74 @@ def plan(
                             data_dir=str(data_dir or matrix.get("data_dir") or ""),
                             extra=overrides,
                             default_data=default_data,
+                            model_revision=model_revision,
+                            data_revision=data_revision,
                         )
                     )
     return specs
 
 
-def check_parameters(task: Task, extra: dict) -> None:
-    """Reject a parameter the task notebook does not declare and that is not a switch, a
-    switch value outside its choices, or a parameter the runner sets."""
+def check_parameters(task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke") -> None:
+    """Reject, in one line, a parameter the task notebook does not declare and that is not a
+    recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
+    combination the recipe refuses, for any of the models in this profile."""
     declared = papermill.inspect_notebook(str(task.notebook_path))
-    for name in extra:
+    settable = recipe_parameters(task)
+    for name, value in extra.items():
         if name in RUNNER_PARAMETERS:
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
-        if name in SPEED_PARAMETERS:
-            if not isinstance(extra[name], bool):
-                raise KluebookError(f"{name} is a switch: --set {name}=true or {name}=false")
-            continue
-        if name in switch_parameters(task):  # a recipe switch: its value checked as a run would
-            resolve_recipe(task, TINY_MODEL, "smoke", {name: extra[name]})
+        if name in settable:
             continue
         if name not in declared:
-            known = [*declared, *switch_parameters(task)]
+            known = [*declared, *settable]
             raise KluebookError(
                 f"unknown parameter {name!r} for {task.name}; known: {', '.join(known)}"
             )
+        kind = declared[name]["inferred_type_name"]
+        if kind == "int" and value is not None and (type(value) is not int or value < 0):
+            raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
+    recipe = {name: value for name, value in extra.items() if name in settable}
+    for model in models:  # the recipe checks its fields' types, ranges and combinations
+        resolve_recipe(task, model, profile, recipe)
 
 
-def preflight(specs: list[RunSpec]) -> None:
-    """Check data and models of every run before any of them starts."""
+def preflight(specs: list[RunSpec]) -> list[RunSpec]:
+    """Check data and models of every run before any of them starts; return the runs with their
+    hub revisions resolved to commits (`pin_revisions`)."""
     if any(s.profile == "paper" and s.data_source == "generated" for s in specs):
         raise KluebookError("the paper profile needs real data: --data-source official or hub")
     for spec in specs:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
-    for model in sorted({s.model for s in specs}):
-        if model != TINY_MODEL and not Path(model).exists():
-            check_hub_model(model)
-    if any(s.data_source == "hub" for s in specs):
-        check_hub_dataset()
+        if spec.data_revision and spec.data_source != "hub":
+            raise KluebookError("--data-revision is for --data-source hub")
+    return pin_revisions(specs)
 
 
-def check_hub_dataset(timeout: float = 10.0) -> None:
-    import huggingface_hub
-
-    try:
-        huggingface_hub.dataset_info("klue/klue", timeout=timeout)
-    except Exception as error:  # connection, proxy and timeout errors of several libraries
-        raise KluebookError(
-            f"cannot reach the Hugging Face hub for dataset klue/klue: {type(error).__name__}"
-        ) from error
+def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
+    """Each run with its model and hub data revisions resolved to commits, once per model and
+    per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
+    that cannot be found fails here, in one line, before any run."""
+    models = {(s.model, s.model_revision) for s in specs}
+    model_commits = {pair: check_model(*pair) for pair in sorted(models)}
+    configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
+    data_commits = {
+        (name, revision): hub_dataset_revision(get_task(name), revision)
+        for name, revision in sorted(configs)
+    }
+    return [
+        replace(
+            spec,
+            model_revision=model_commits[(spec.model, spec.model_revision)],
+            data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
+        )
+        for spec in specs
+    ]
 
 
 def spec_inputs(spec: RunSpec, code: str | None = None) -> records.Inputs:
     """What a run is made from today (see `records.Inputs`)."""
     code = records.notebook_code(spec.task.notebook_path) if code is None else code
-    checksum = data_checksum(spec.task, spec.data_source, spec.data_dir or None)
+    checksum = spec.checksum
     parameters = records.portable_parameters(spec.parameters())
     return records.inputs(spec.task, code, parameters, checksum)
 
@@ -286,7 +315,7 @@ def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, re
         parameters=spec.parameters(),
         notebook=text,
         code_hash=records.run_code_hash(spec.task),
-        data_checksum=data_checksum(spec.task, spec.data_source, spec.data_dir or None),
+        data_checksum=spec.checksum,
         log_output=log_output,
     )
     return request, spec_inputs(spec, code)
@@ -376,9 +405,15 @@ def execute(
     with lock:
         if not force and is_done(spec, fingerprint):
             return "skipped"
+        started = time.time()
         try:
             products = produce_with(request)
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
+            stop_kernels()
+            stopped = RunProducts(started=started, host="", finished=time.time())
+            stopped.error = "Interrupted: the sweep was stopped (Ctrl-C) during this run"
+            stopped.traceback = ""
+            store_failure(spec, run_inputs, stopped, status="interrupted")
             raise
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
@@ -466,6 +501,8 @@ def spec_of(record: dict) -> RunSpec:
         data_dir=str(record["parameters"].get("data_dir") or ""),
         extra=record.get("overrides") or {},
         default_data=(defaults["data_source"], str(defaults.get("data_dir") or "")),
+        model_revision=record["parameters"].get("model_revision", ""),
+        data_revision=record["parameters"].get("data_revision", ""),
     )
     # The configuration as the run named it (it may name data that are not here).
     spec.__dict__["config"] = "" if record["config"] == "default" else record["config"]
@@ -526,11 +563,11 @@ def _run_at_once(specs, force, executor, summary) -> None:
             bar.update()
             bar.write(f"{spec.task.name}: {spec.name} {outcome}{_detail(spec, outcome)}")
     except BaseException:
-        # Interrupted here: runs not started are dropped, runs in progress are cancelled where
-        # the executor can (Dask) or finish and are written (local kernels); the next sweep
-        # executes only the runs without an up-to-date record.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Interrupted here: runs not started are dropped, runs in progress are stopped (their
+        # kernels killed, their Dask futures cancelled) and recorded as interrupted; the next
+        # sweep executes only the runs without an up-to-date record.
         executor.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         bar.close()

@@ -5,6 +5,7 @@ The official KLUE recipe trains in fp32 with PyTorch's AdamW and the attention o
 
 - `tf32`: fp32 matrix products on the GPU's TF32 tensor cores (10-bit mantissa inputs).
 - `bf16`: bf16 autocast of the forward and backward passes (weights and optimiser stay fp32).
+- `fp16`: fp16 autocast with loss scaling, for GPUs without bf16 (V100, T4).
 - `fused_adamw`: PyTorch's fused AdamW kernel (same update, one kernel, other rounding).
 - `sdpa`: `torch.nn.functional.scaled_dot_product_attention` (flash / memory-efficient kernels)
   instead of eager attention.
@@ -19,6 +20,7 @@ from dataclasses import replace
 SWITCHES = {
     "tf32": "TF32 matmuls instead of full fp32",
     "bf16": "bf16 autocast instead of fp32",
+    "fp16": "fp16 autocast instead of fp32",
     "fused_adamw": "fused AdamW kernel instead of PyTorch's default AdamW",
     "sdpa": "SDPA attention instead of eager attention",
 }
@@ -40,6 +42,8 @@ def apply(args, recipe, model):
     changes = {}
     if recipe.bf16 and not args.bf16:
         changes["bf16"] = True
+    if recipe.fp16 and not args.fp16:
+        changes["fp16"] = True
     if recipe.fused_adamw:
         changes["optim"] = "adamw_torch_fused"
     return replace(args, **changes) if changes else args

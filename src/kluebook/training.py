@@ -33,8 +33,8 @@ from transformers import (
     TrainingArguments,
 )
 
-from kluebook import speed
-from kluebook.checkpoints import check_hub_model
+from kluebook import devices, speed
+from kluebook.checkpoints import hub_snapshot
 from kluebook.errors import KluebookError
 from kluebook.official_trainer import (
     LightningEarlyStopping,
@@ -53,16 +53,16 @@ from kluebook.tiny_model import TINY_MODEL, build_tiny_model, uses_token_type_id
 def resolve_checkpoint(
     model: str, corpus: list[str] | None = None, tiny_embedding_std: float | None = None
 ) -> str:
-    """A loadable model path or hub id; the tiny stand-in is built from `corpus` on first use
-    (with its embedding tables drawn from N(0, tiny_embedding_std) where that is given)."""
+    """A loadable model folder: a local one as given, a hub model's files at its pinned commit
+    (`kluebook.checkpoints.hub_snapshot`), or the tiny stand-in, built from `corpus` on first
+    use (with its embedding tables drawn from N(0, tiny_embedding_std) where that is given)."""
     if model == TINY_MODEL:
         if not corpus:
             raise KluebookError(f"{TINY_MODEL} needs the training text to build its vocabulary")
         return str(build_tiny_model(corpus, embedding_std=tiny_embedding_std))
     if Path(model).exists():
         return model
-    check_hub_model(model)
-    return model
+    return hub_snapshot(model)
 
 
 def load_tokenizer(checkpoint: str) -> PreTrainedTokenizerBase:
@@ -100,6 +100,11 @@ def batches_per_epoch(train_size: int, recipe: Recipe) -> int:
     return max(1, math.ceil(train_size / recipe.batch_size))
 
 
+def loader_batches_per_epoch(train_size: int, recipe: Recipe) -> int:
+    """The batches the Trainer draws per epoch: the recipe's, each split into `micro_batches`."""
+    return max(1, math.ceil(train_size / (recipe.batch_size // recipe.micro_batches)))
+
+
 def steps_per_epoch(train_size: int, recipe: Recipe) -> int:
     return max(1, math.ceil(train_size / (recipe.batch_size * recipe.gradient_accumulation)))
 
@@ -131,9 +136,10 @@ def training_arguments(recipe: Recipe, output_dir: str | Path, seed: int, train_
     return TrainingArguments(
         output_dir=str(output_dir),
         learning_rate=recipe.learning_rate,
-        per_device_train_batch_size=recipe.batch_size,
+        # Micro-batches: a smaller batch and more accumulation, the same optimizer steps.
+        per_device_train_batch_size=recipe.batch_size // recipe.micro_batches,
         per_device_eval_batch_size=recipe.eval_batch_size,
-        gradient_accumulation_steps=recipe.gradient_accumulation,
+        gradient_accumulation_steps=recipe.gradient_accumulation * recipe.micro_batches,
         num_train_epochs=recipe.epochs,
         warmup_steps=math.ceil(recipe.warmup_ratio * total),
         lr_scheduler_type="linear",
@@ -164,7 +170,7 @@ def training_callbacks(recipe: Recipe, train_size: int) -> list:
     callbacks = []
     steps = evaluation_steps(train_size, recipe)
     if steps is not None:
-        callbacks.append(ScheduledEvaluation(steps, batches_per_epoch(train_size, recipe)))
+        callbacks.append(ScheduledEvaluation(steps, loader_batches_per_epoch(train_size, recipe)))
     if recipe.early_stopping_patience is not None:
         callbacks.append(
             LightningEarlyStopping(recipe.selection_metric, recipe.early_stopping_patience)
@@ -293,9 +299,11 @@ def fine_tune(
     if apply_recipe is not None:
         apply_recipe(recipe)
     collator = data_collator or trainer_class.default_collator(tokenizer)
+    args = speed.apply(training_arguments(recipe, output_dir, seed, len(train)), recipe, model)
+    devices.check_trainer_devices(args)
     trainer = trainer_class(
         model=model,
-        args=speed.apply(training_arguments(recipe, output_dir, seed, len(train)), recipe, model),
+        args=args,
         train_dataset=train,
         eval_dataset=dev,
         data_collator=padded_collator(collator, recipe),

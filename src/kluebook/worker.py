@@ -12,9 +12,11 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,13 @@ KERNEL_COMMAND = (
     "--IPKernelApp.log_level=ERROR",
 )
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# Runs in progress here: one marker each (what it is, its host and process, its log), removed
+# when the run ends; and each run's log, the kernel's stdout and stderr as they come.
+IN_PROGRESS = CACHE / "in-progress"
+LOGS = CACHE / "logs"
+# The kernels this process started and has not shut down yet, and whether it is stopping them.
+_kernels: set = set()
+_stopping = threading.Event()
 
 
 @dataclass(frozen=True)
@@ -89,17 +98,89 @@ def produce(request: RunRequest) -> RunProducts:
     """
     products = RunProducts(started=time.time(), host=where())
     scratch = Path(tempfile.mkdtemp(prefix=f"kluebook-{request.task}-"))
+    marker = IN_PROGRESS / request.task / f"{request.name}.json"
+    log = LOGS / request.task / f"{request.name}.log"
     try:
         check_environment(request)
         env = request.kernel_env if request.kernel_env is not None else worker_kernel_environment()
         products.kernel_env = dict(env)
-        _execute(request, scratch, env, products)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "w", encoding="utf-8") as log_file:
+            mark_in_progress(marker, request, products, log)
+            _execute(request, scratch, env, products, log_file)
     except Exception as error:
+        if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
+            raise Interrupted(request.name) from error
         products.error, products.traceback = records.describe_error(error)
     finally:
         products.finished = time.time()
+        marker.unlink(missing_ok=True)
         shutil.rmtree(scratch, ignore_errors=True)
     return products
+
+
+def mark_in_progress(marker: Path, request: RunRequest, products: RunProducts, log: Path) -> None:
+    from kluebook.json_files import write_json
+
+    write_json(
+        marker,
+        {
+            "task": request.task,
+            "name": request.name,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "started": products.started,
+            "log": str(log.relative_to(ROOT)) if log.is_relative_to(ROOT) else str(log),
+        },
+    )
+
+
+def runs_in_progress() -> list[dict]:
+    """The runs executing on this book root now, each with the last line of its log; a marker
+    left by a process of this host that is gone is dropped."""
+    found = []
+    for marker in sorted(IN_PROGRESS.glob("*/*.json")):
+        try:
+            run = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # being written or removed
+        if run.get("host") == socket.gethostname() and not _alive(run.get("pid")):
+            marker.unlink(missing_ok=True)
+            continue
+        log = ROOT / run["log"]
+        lines = (
+            log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
+        )
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        found.append({**run, "last_line": last})
+    return found
+
+
+def _alive(pid) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (TypeError, ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_kernels() -> int:
+    """Kill every kernel this process started that is still running (the sweep is interrupted);
+    the runs they executed raise `Interrupted`. Returns how many were killed."""
+    _stopping.set()
+    killed = 0
+    for manager in list(_kernels):
+        process = getattr(getattr(manager, "provisioner", None), "process", None)
+        if process is None or process.poll() is not None:
+            continue
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # the kernel and what it started
+        except OSError:
+            process.kill()
+        killed += 1
+    return killed
 
 
 def where() -> str:
@@ -125,7 +206,12 @@ def check_environment(request: RunRequest) -> None:
             f"({request.task}); install the same commit there"
         )
     parameters = request.parameters
-    checksum = data_checksum(task, parameters["data_source"], data_path(parameters["data_dir"]))
+    checksum = data_checksum(
+        task,
+        parameters["data_source"],
+        data_path(parameters["data_dir"]),
+        parameters.get("data_revision", ""),
+    )
     if checksum != request.data_checksum:
         raise EnvironmentMismatch(
             f"the {request.task} data on {here} differ from the submitting checkout's "
@@ -141,7 +227,9 @@ def data_path(data_dir: str) -> Path | None:
     return path if path.is_absolute() else ROOT / path
 
 
-def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProducts) -> None:
+def _execute(
+    request: RunRequest, scratch: Path, env: dict, products: RunProducts, log_file
+) -> None:
     import papermill
 
     source = scratch / "input.ipynb"
@@ -157,13 +245,17 @@ def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProduct
             link.symlink_to(ROOT / value, target_is_directory=True)
     output_dir = Path(request.parameters["output_dir"])
     output_dir = output_dir if output_dir.is_absolute() else scratch / output_dir
+    manager = kernel_manager(env)
+    _kernels.add(manager)
     try:
         papermill.execute_notebook(
             str(source),
             str(executed),
             parameters=request.parameters,
             kernel_name=kernel_name(env),
-            km=kernel_manager(env),
+            km=manager,
+            stdout_file=log_file,
+            stderr_file=log_file,
             # The kernel's working folder; papermill's own `cwd` would chdir this whole process.
             resources={"metadata": {"path": str(scratch)}},
             log_output=request.log_output,
@@ -175,6 +267,7 @@ def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProduct
         products.outcome = json.loads(outcome_path.read_text(encoding="utf-8"))
         products.predictions = (output_dir / records.PREDICTIONS_FILE).read_bytes()
     finally:
+        _kernels.discard(manager)
         if executed.exists():
             products.executed = executed.read_bytes()
 
@@ -182,24 +275,34 @@ def _execute(request: RunRequest, scratch: Path, env: dict, products: RunProduct
 def worker_kernel_environment() -> dict:
     """The kernel environment of a run on a Dask worker, where nobody chose it.
 
-    Threads: this machine's cores shared among the runs the worker executes at once, unless
-    OMP_NUM_THREADS is set. GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the
-    worker's own GPU with dask-cuda (it lists the others after it), so that a run never spreads
-    over several GPUs (the Trainer would, with DataParallel).
+    Threads: the cores of the machine, or of the Slurm job the worker runs in, shared among the
+    runs the worker executes at once (its threads, or its `run` resource where it offers one);
+    outside a Slurm job, OMP_NUM_THREADS wins where it is set (inside one it is the nanny's 1,
+    not a choice). GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the worker's
+    own GPU with dask-cuda (it lists the others after it), so that a run never spreads over
+    several GPUs (the Trainer would, with DataParallel).
     """
     env = {}
     devices = os.environ.get("CUDA_VISIBLE_DEVICES", "")
     if "," in devices:
         env["CUDA_VISIBLE_DEVICES"] = devices.split(",")[0].strip()
-    if any(name in os.environ for name in THREAD_VARIABLES):
+    in_slurm_job = "SLURM_JOB_ID" in os.environ
+    if not in_slurm_job and any(name in os.environ for name in THREAD_VARIABLES):
         return env
     try:
         from distributed import get_worker
 
-        slots = get_worker().state.nthreads
+        state = get_worker().state
+        slots = min(state.nthreads, int(state.total_resources.get("run", state.nthreads)))
     except (ImportError, ValueError):
         return env
-    return {**env, **thread_environment(max(1, available_cpus() // max(1, slots)))}
+    return {**env, **thread_environment(max(1, job_cpus() // max(1, slots)))}
+
+
+def job_cpus() -> int:
+    """The cores this process may use: its Slurm job's (SLURM_CPUS_PER_TASK), else the machine's."""
+    cpus = os.environ.get("SLURM_CPUS_PER_TASK", "")
+    return int(cpus) if cpus.isdigit() else available_cpus()
 
 
 def available_cpus() -> int:

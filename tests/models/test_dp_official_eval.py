@@ -66,8 +66,8 @@ def test_predict_points_short_sentences_at_padding_when_real_scores_are_negative
     shorter sentence's eojeols all take the first padded position as head; the longest
     sentence, with no padding, and the masked rule take the root (the first of equal scores)."""
     sentences = [
-        {"word_forms": ["가"], "pos": ["NNG"], "heads": [0], "deprels": ["NP"]},
-        {"word_forms": ["가", "나", "다"], "pos": ["NNG"] * 3, "heads": [2, 3, 0]},
+        {"guid": "a", "word_forms": ["가"], "pos": ["NNG"], "heads": [0], "deprels": ["NP"]},
+        {"guid": "b", "word_forms": ["가", "나", "다"], "pos": ["NNG"] * 3, "heads": [2, 3, 0]},
     ]
     sentences[1]["deprels"] = ["NP", "NP", "VP"]
     features = [encode_parser_input(tokenizer, s) for s in sentences]

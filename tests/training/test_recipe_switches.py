@@ -64,6 +64,8 @@ def test_the_smoke_profile_keeps_its_earlier_behaviour(task):
         **{
             "dp": {"dp_padded_head_score": "masked", "dp_scorer_init": "kluebook-0.1"},
             "ner": {"ner_boundary_tags": "outside"},
+            "mrc": {"mrc_answer_labels": "pieces"},
+            "wos": {"wos_slot_name_padding": "masked"},
         }.get(task, {}),
     }
 

@@ -1,0 +1,77 @@
+"""Visible and stoppable: while a sweep runs, each run streams its log under the book root and
+`kluebook status` shows it with its last line; Ctrl-C (SIGINT to the runner) kills every kernel
+the runner started, records those runs as interrupted, never over a succeeded record, and the
+runner exits 130."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kluebook.book import copy_sources
+
+pytestmark = pytest.mark.slow
+psutil = pytest.importorskip("psutil")  # installed with the dask extra
+
+# Runs long enough (about a minute each here) to be seen in progress and interrupted.
+SMALL = ["--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3", "--quiet"]
+
+
+def kluebook(root, *args, **popen):
+    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
+    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
+    if popen:
+        return subprocess.Popen(command, env=env, cwd=root, text=True, **popen)
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root, timeout=600)
+
+
+def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(tmp_path):
+    root = tmp_path / "book"
+    root.mkdir()
+    copy_sources(root)
+    first = kluebook(root, "run", "--tasks", "ynat", "--seeds", "1", *SMALL)
+    assert first.returncode == 0, first.stdout + first.stderr
+    [kept] = (root / "results" / "smoke" / "ynat").glob("*seed1.json")
+    succeeded = kept.read_text()
+
+    sweep = kluebook(
+        root,
+        *("run", "--tasks", "ynat", "--seeds", "1,2", "--jobs", "2", "--force", *SMALL),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    status = ("status", "--tasks", "ynat", "--seeds", "1,2", *SMALL[:-1])
+    deadline = time.monotonic() + 300
+    shown = ""
+    while time.monotonic() < deadline:
+        shown = kluebook(root, *status).stdout
+        running = [line for line in shown.splitlines() if line.startswith("in progress: ")]
+        logged = [line for line in running if "(nothing yet)" not in line]
+        if shown.startswith("2 run(s) in progress") and len(logged) == 2:
+            break
+        time.sleep(0.5)
+    assert shown.startswith("2 run(s) in progress"), shown
+    assert ".cache/logs/ynat/" in shown
+    kernels = [
+        p
+        for p in psutil.Process(sweep.pid).children(recursive=True)
+        if "ipykernel" in " ".join(p.cmdline())
+    ]
+    assert len(kernels) == 2
+    sweep.send_signal(signal.SIGINT)
+    stdout, stderr = sweep.communicate(timeout=120)
+    assert sweep.returncode == 130, stdout + stderr
+    assert "interrupted" in stderr
+    _, alive = psutil.wait_procs(kernels, timeout=10)
+    assert not alive, f"kernels left running: {alive}"
+    assert kept.read_text() == succeeded  # never over a succeeded record
+    [other] = (root / "results" / "smoke" / "ynat").glob("*seed2.failed.json")
+    record = json.loads(other.read_text())
+    assert record["status"] == "interrupted" and "metrics" not in record
+    after = kluebook(root, *status).stdout
+    assert after.startswith("0 run(s) in progress"), after
+    assert "1 current" in after and "1 interrupted" in after, after
