@@ -170,17 +170,21 @@ def stop_kernels() -> int:
     """Kill every kernel this process started that is still running (the sweep is interrupted);
     the runs they executed raise `Interrupted`. Returns how many were killed."""
     _stopping.set()
-    killed = 0
-    for manager in list(_kernels):
-        process = getattr(getattr(manager, "provisioner", None), "process", None)
-        if process is None or process.poll() is not None:
-            continue
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # the kernel and what it started
-        except OSError:
-            process.kill()
-        killed += 1
-    return killed
+    return sum(_kill(manager) for manager in list(_kernels))
+
+
+def _kill(manager) -> bool:
+    """Kill `manager`'s kernel and what it started, if it is still running."""
+    process = getattr(getattr(manager, "provisioner", None), "process", None)
+    if process is None or process.poll() is not None:
+        return False
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        process.kill()
+    process.wait()
+    manager.cleanup_connection_file()
+    return True
 
 
 def where() -> str:
@@ -268,6 +272,7 @@ def _execute(
         products.predictions = (output_dir / records.PREDICTIONS_FILE).read_bytes()
     finally:
         _kernels.discard(manager)
+        _kill(manager)  # papermill leaves running a kernel whose manager it was given
         if executed.exists():
             products.executed = executed.read_bytes()
 
