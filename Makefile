@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 
 .PHONY: book test test-fast lint clean python
 
-# Two runs at once (each on its share of the cores): the smoke book in under two and a half
+# Two runs at once (one CPU thread each): the smoke book in under two and a half
 # minutes on two cores (139 s measured by benchmarks/book_build.py).
 JOBS ?= 2
 

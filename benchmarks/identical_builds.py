@@ -8,10 +8,10 @@ committed smoke records and run pages from each clone, and runs the smoke matrix
 scratch (no cache: each clone builds its own data and stand-in models), with this interpreter's
 environment and the clone's src/ first on PYTHONPATH:
 
-- build 1: PYTHONHASHSEED=1, `kluebook run --jobs 1` (every kernel with this machine's threads);
-- build 2: PYTHONHASHSEED=2, `kluebook run --jobs 2` (the threads split between two kernels);
-  `--threads N` gives every kernel of both builds N threads (CPU float sums depend on how many
-  threads share them, so builds with different thread counts may differ in the last digits);
+- build 1: PYTHONHASHSEED=1, `kluebook run --jobs 1`;
+- build 2: PYTHONHASHSEED=2, `kluebook run --jobs 2`; both give every kernel one CPU thread, or
+  with `--threads N` N threads (CPU float sums depend on how many threads share them, so builds
+  with different thread counts may differ in the last digits);
 - with --dask, build 3: PYTHONHASHSEED=3, `kluebook run --executor dask` on a Dask LocalCluster
   of two one-thread workers on 127.0.0.1.
 
@@ -44,8 +44,8 @@ MEASUREMENTS = {
     "peak_memory_mb",
     "peak_gpu_memory_mb",
     "host",
-    "device",  # names the thread count, which --jobs changes
-    "kernel_environment",  # the threads of the kernel, which --jobs changes
+    "device",  # names the thread count, which --threads changes
+    "kernel_environment",  # the threads of the kernel, which --threads changes
 }
 CLUSTER = """
 import sys, time
@@ -169,7 +169,7 @@ def main() -> None:
     parser.add_argument(
         "--threads",
         type=int,
-        help="CPU threads per kernel in both local builds (default: cores / jobs)",
+        help="CPU threads per kernel in both local builds (default: kluebook's, one)",
     )
     parser.add_argument("--dask", action="store_true", help="also a build on a Dask LocalCluster")
     parser.add_argument("--keep", action="store_true", help="keep the clones")

@@ -146,17 +146,18 @@ ExecutorName = Annotated[
 Jobs = Annotated[
     int,
     typer.Option(
-        help="Runs at once: on this machine (local executor; the CPU threads are split between "
-        "them and, on a machine with GPUs, each gets its own GPU), or Slurm jobs at once "
+        help="Runs at once: on this machine (local executor; each with --threads CPU threads "
+        "and, on a machine with GPUs, its own GPU), or Slurm jobs at once "
         "(--executor slurm; one run at a time per job)."
     ),
 ]
 Threads = Annotated[
     int | None,
     typer.Option(
-        help="CPU threads per run (OMP_NUM_THREADS in its kernel); default: cores / --jobs, or "
-        "torch's default with one job. With --executor slurm: the cores of each job "
-        "(default 4)."
+        help="CPU threads per run (OMP_NUM_THREADS in its kernel); default 1 (or your "
+        "OMP_NUM_THREADS), at every --jobs level: CPU float sums depend on the thread count, so "
+        "records are bit-for-bit the same only at the same --threads. With --executor slurm: "
+        "the cores of each job (default 4)."
     ),
 ]
 SlurmPartition = Annotated[

@@ -1,9 +1,10 @@
 """Where the runs of a sweep execute: here, one or several at once, or on a Dask cluster.
 
 - `LocalExecutor(jobs=1)`: today's default, one run after another in this machine's kernels.
-- `LocalExecutor(jobs=N)`: N runs at once on this machine; the CPU threads are split between them
-  (OMP_NUM_THREADS / MKL_NUM_THREADS in each kernel's environment, which torch follows) and, on a
-  machine with GPUs, each run gets its own GPU (CUDA_VISIBLE_DEVICES).
+- `LocalExecutor(jobs=N)`: N runs at once on this machine, each with `threads` CPU threads
+  (OMP_NUM_THREADS / MKL_NUM_THREADS in each kernel's environment, which torch follows; default
+  1 whatever N, since CPU float sums depend on the thread count and records must not depend on
+  --jobs) and, on a machine with GPUs, its own GPU (CUDA_VISIBLE_DEVICES).
 - `DaskExecutor(scheduler)`: every run is sent to a Dask cluster (`dask.distributed`, an optional
   dependency imported only here); its files come back through the futures. Runs of real
   checkpoints ask for the worker resource `GPU=1`, so that a worker started with
@@ -16,6 +17,7 @@ An executor's `produce(request)` blocks until the run's products are back; the r
 from as many threads as `concurrency`.
 """
 
+import os
 import queue
 import subprocess
 import sys
@@ -28,10 +30,10 @@ from kluebook.devices import visible_gpus
 from kluebook.errors import KluebookError
 from kluebook.paths import CACHE
 from kluebook.worker import (
+    THREAD_VARIABLES,
     Interrupted,
     RunProducts,
     RunRequest,
-    available_cpus,
     produce,
     stop_kernels,
     thread_environment,
@@ -63,11 +65,15 @@ class Executor:
         pass
 
 
+# CPU threads per local run unless --threads says otherwise: CPU float sums depend on the thread
+# count, so a default that followed --jobs would make records depend on it.
+DEFAULT_THREADS = 1
+
+
 class LocalExecutor(Executor):
-    """`jobs` runs at once on this machine, each in its own kernel with its share of the CPU
-    threads (`threads` each; default: the cores divided by `jobs`) and, if there are GPUs, its
-    own GPU. With one job, no `threads` and at most one GPU, kernels inherit this process's
-    environment as is."""
+    """`jobs` runs at once on this machine, each in its own kernel with `threads` CPU threads
+    (default: `DEFAULT_THREADS`, or this process's OMP_NUM_THREADS where it is set, whatever
+    `jobs` is) and, if there are GPUs, its own GPU."""
 
     def __init__(self, jobs: int = 1, threads: int | None = None, gpus: list[str] | None = None):
         if jobs < 1:
@@ -77,8 +83,8 @@ class LocalExecutor(Executor):
         self.gpus = visible_gpus() if gpus is None else gpus
         self.concurrency = jobs
         self.description = f"{jobs} at once" if jobs > 1 else "local"
-        if threads is None and jobs > 1:
-            threads = max(1, available_cpus() // jobs)
+        if threads is None and not any(name in os.environ for name in THREAD_VARIABLES):
+            threads = DEFAULT_THREADS
         self.slots: queue.Queue[dict] = queue.Queue()
         for index in range(jobs):
             env = thread_environment(threads) if threads else {}

@@ -16,7 +16,16 @@ def test_jobs_split_the_threads_and_give_each_run_its_own_gpu():
         {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "CUDA_VISIBLE_DEVICES": "0"},
         {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "CUDA_VISIBLE_DEVICES": "1"},
     ]
-    assert executors.LocalExecutor(jobs=1, gpus=[]).slots.get() == {}
+
+
+def test_a_run_gets_the_same_threads_at_every_jobs_level(monkeypatch):
+    for name in worker.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    one = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    assert executors.LocalExecutor(jobs=1, gpus=[]).slots.get() == one
+    assert executors.LocalExecutor(jobs=2, gpus=[]).slots.get() == one
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")  # the user's own choice is inherited as it is
+    assert executors.LocalExecutor(jobs=2, gpus=[]).slots.get() == {}
 
 
 def test_more_jobs_than_gpus_is_refused_for_real_checkpoints_only():
