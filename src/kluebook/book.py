@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kluebook import __version__
+from kluebook import __version__, repository
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 
@@ -14,7 +14,6 @@ from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 # configuration, its pages, the citation file (the Cite page) and the notebooks its launch
 # buttons open.
 SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
-REPOSITORY = "https://github.com/kluebook/kluebook"
 # What the site is built from (the toc, the config, and book/ with the executed notebooks and
 # the generated pages); the build is skipped when none of it changed since the last one.
 SITE_INPUTS = ("_config.yml", "_toc.yml", "CITATION.cff", "book")
@@ -94,6 +93,22 @@ def write_generated_pages(force: bool = False) -> bool:
     return True
 
 
+def require_book_root(root: Path = ROOT) -> None:
+    """Raise unless `root` holds the book's sources (its _config.yml)."""
+    if not (root / "_config.yml").is_file():
+        raise KluebookError(
+            f"{root} is not a book root (no _config.yml): the site is built from a checkout "
+            "of the kluebook repository (git clone it, then `make book`)"
+        )
+
+
+def check_book_root(root: Path = ROOT) -> None:
+    """Raise unless `root` holds the book's sources, every copy of the repository's address
+    agreeing with its configuration."""
+    require_book_root(root)
+    repository.check_agreement(root)
+
+
 def build(path_output: Path, force: bool = False) -> bool:
     """`jupyter-book build` of the book root, every warning an error (all reported at once).
 
@@ -102,11 +117,7 @@ def build(path_output: Path, force: bool = False) -> bool:
     the site in `path_output` was built from the same inputs (`site_inputs_digest`) and `force`
     is not set; a build that fails leaves no stamp.
     """
-    if not (ROOT / "_config.yml").is_file():
-        raise KluebookError(
-            f"{ROOT} is not a book root (no _config.yml): the site is built from a checkout "
-            f"of {REPOSITORY} (git clone it, then `make book`)"
-        )
+    check_book_root()
     html = path_output / "_build" / "html"
     stamp = path_output / "_build" / STAMP
     digest = site_inputs_digest()

@@ -475,13 +475,14 @@ def book(
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
+    from kluebook.book import build, check_book_root, write_generated_pages
+
+    check_book_root()  # before any run: a checkout, its repository address set everywhere
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     execution = (executor, jobs, threads, scheduler, resources)
     started = time.perf_counter()
     ok = no_run or _run(*options, force, quiet, execution)
     ran = time.perf_counter()
-    from kluebook.book import build, write_generated_pages
-
     write_generated_pages(force=force)
     written = time.perf_counter()
     built = build(path_output, force=force)
@@ -580,6 +581,29 @@ def list_tasks() -> None:
         state = "ready" if task.notebook_path.exists() else "no notebook yet"
         metrics = ", ".join(m.key for m in task.metrics)
         typer.echo(f"{task.name:5} {task.title:40} {metrics:32} {state}")
+
+
+@app.command("set-repository")
+def set_repository(
+    url: Annotated[
+        str, typer.Argument(help="The repository's address, e.g. https://github.com/me/kluebook.")
+    ],
+) -> None:
+    """Point the book at the repository that hosts it: set `repository.url` in _config.yml and
+    write the address into the notebooks' Colab install cell and the READMEs' install lines.
+
+    The site's links, launch buttons and cite entry follow `repository.url`; the notebooks and
+    READMEs cannot read it (Colab installs kluebook before there is a checkout), so this writes it
+    into them, and `kluebook book` refuses to build while one of them disagrees.
+    """
+    from kluebook.book import require_book_root
+    from kluebook.repository import set_url
+
+    require_book_root()
+    changed = set_url(ROOT, url)
+    for path in changed:
+        typer.echo(f"wrote {path.relative_to(ROOT)}")
+    typer.echo(f"repository: {url.rstrip('/')} ({len(changed)} files changed)")
 
 
 @data_app.command("fetch")

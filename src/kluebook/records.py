@@ -235,11 +235,16 @@ def run_code_hash(task) -> str:
 
 
 def notebook_code(path: Path) -> str:
-    """The source of a notebook's cells, without outputs or metadata."""
+    """The source of a notebook's cells, without outputs or metadata, and without the address
+    its first cell installs kluebook from where it is missing (a fork that sets its own
+    repository address runs the same code)."""
     import nbformat
 
+    from kluebook.repository import without_install_address
+
     notebook = nbformat.read(path, as_version=4)
-    return "\n\n".join(f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
+    cells = (f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
+    return without_install_address("\n\n".join(cells))
 
 
 def text_digest(text: str) -> str:

@@ -17,13 +17,15 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
+from kluebook.paths import ROOT
 from kluebook.recipes import resolve_recipe, set_active_recipe
+from kluebook.repository import configured_url, install_line
 from kluebook.scoring import score_predictions
 from kluebook.tasks import all_tasks
 from kluebook.tiny_model import TINY_MODEL
 
 TASKS = list(all_tasks().values())
-INSTALL = '%pip install --quiet "kluebook @ git+https://github.com/kluebook/kluebook"'
+INSTALL = install_line(configured_url(ROOT))
 
 
 @pytest.fixture(params=TASKS, ids=[t.name for t in TASKS])
