@@ -8,8 +8,10 @@ from pathlib import Path
 from kluebook.paths import ROOT
 from kluebook.tasks import Task
 
-# The page the results table is on, and where the generated task pages are (docnames).
+# The page the results table is on, the status page, and where the generated task pages are
+# (docnames).
 RESULTS_PAGE = "book/results"
+STATUS_PAGE = "book/status"
 TASK_PAGES = "book/_generated/tasks"
 METHODS_PAGES = "book/_generated/methods"
 

@@ -14,7 +14,7 @@ import yaml
 from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.json_files import write_text_if_changed
 from kluebook.klue_table import metrics_anchor, sections_for, table_html
-from kluebook.links import RESULTS_PAGE, run_page, task_page
+from kluebook.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
 from kluebook.paths import GENERATED, ROOT, RUNS
 from kluebook.recipes import resolve_recipe
 from kluebook.results_page import figure_path
@@ -208,8 +208,12 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
         "## Runs\n",
     ]
     pages = run_pages(task, records, root)
-    failed = [r for r in records if r["task"] == task.name and r.get("status") == "failed"]
-    if not pages and not failed:
+    unfinished = [
+        r
+        for r in records
+        if r["task"] == task.name and r.get("status") in ("failed", "interrupted")
+    ]
+    if not pages and not unfinished:
         text.append(
             f"No run of this task yet: `kluebook run --tasks {task.name}` executes its notebook.\n"
         )
@@ -222,20 +226,25 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
             record.get("config", "default"),
         )
         groups[key].append((docname, record))
-    for record in failed:
+    for record in unfinished:
         groups[(record["model"], record["profile"], record.get("config", "default"))].append(
             (None, record)
         )
     for (model, profile, config), items in groups.items():
-        where = f"{profile} profile" if profile else "no record"
-        where += (
-            ", the profile's recipe" if config == "default" else f", {config.replace(',', ', ')}"
-        )
+        if profile:
+            recipe = "the profile's recipe" if config == "default" else config.replace(",", ", ")
+            where = f"{profile} profile, {recipe}"
+        else:
+            where = (
+                "pages whose record is missing or unreadable: their numbers are in no table "
+                f"(see the {{doc}}`status page </{STATUS_PAGE}>`)"
+            )
         text.append(f"### {model}\n\n*{where}*\n")
         for docname, record in items:
             seed = f"seed {record['seed']}" if "seed" in record else docname.rsplit("/", 1)[-1]
             if docname is None:
-                text.append(f"- {seed}: **failed**, {record.get('error', 'no error recorded')}")
+                error = record.get("error", "no error recorded")
+                text.append(f"- {seed}: **{record['status']}**, {error}")
                 continue
             scores = ", ".join(
                 f"{m.label} {record['metrics'][m.key]:.2f}"

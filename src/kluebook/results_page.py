@@ -13,7 +13,7 @@ from kluebook.klue_table import (
     short_name,
     table_html,
 )
-from kluebook.links import RESULTS_PAGE
+from kluebook.links import RESULTS_PAGE, STATUS_PAGE
 from kluebook.paths import GENERATED, ROOT
 from kluebook.tasks import Task, all_tasks
 
@@ -66,7 +66,7 @@ def render(records: list[dict], root: Path = ROOT) -> str:
         parts.append(
             f"## Failed runs\n\nThe last attempt of these runs failed or was interrupted; a "
             "failed attempt never replaces a good result (see the "
-            f"{{doc}}`status page </book/status>`).\n\n{items}"
+            f"{{doc}}`status page </{STATUS_PAGE}>`).\n\n{items}"
         )
     return "\n\n".join(parts) + "\n"
 

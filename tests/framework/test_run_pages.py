@@ -184,6 +184,8 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
         )
     failed = {**records[0], "seed": 3, "status": "failed", "error": "OSError: gone"}
     records.append({k: v for k, v in failed.items() if k != "notebook"})
+    stopped = {**failed, "seed": 4, "status": "interrupted", "error": "interrupted (Ctrl-C)"}
+    records.append({k: v for k, v in stopped.items() if k != "notebook"})
     tasks = list(all_tasks().values())
     toc = pages.table_of_contents(tasks, records, root=tmp_path)
     part = next(p for p in toc["parts"] if p["caption"] == "Tasks and their runs")
@@ -212,6 +214,7 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
         in (landing)
     )
     assert "- seed 3: **failed**, OSError: gone" in landing
+    assert "- seed 4: **interrupted**, interrupted (Ctrl-C)" in landing
     assert 'href="../../runs/ynat/smoke-kluebook--tiny-roberta-seed1.html"' in landing
     assert yaml.safe_dump(toc)  # the build reads it back as YAML
     assert "Results and executed runs of this task: {ref}`task-ynat`" in pages.methods_page(
@@ -243,3 +246,14 @@ def test_each_landing_page_opens_with_the_korean_summary_and_the_english_one():
         korean, english = opening.split("\n:::\n\n")
         assert korean.startswith(":::{container} language-ko\n**요약.**"), task.name
         assert english and not english.startswith((":::", "#")), task.name
+
+
+def test_a_page_without_a_readable_record_is_listed_apart_with_the_reason(tmp_path):
+    folder = tmp_path / "book" / "runs" / "ynat"
+    folder.mkdir(parents=True)
+    (folder / "smoke-kluebook--tiny-roberta-seed1.ipynb").write_text("{}")
+    task = all_tasks()["ynat"]
+    landing = pages.landing_page(task, [], aggregation.reproduced_rows([], tmp_path), [], tmp_path)
+    assert "*pages whose record is missing or unreadable: their numbers are in no table" in landing
+    assert "{doc}`status page </book/status>`" in landing
+    assert "- {doc}`smoke-kluebook--tiny-roberta-seed1 </book/runs/ynat/" in landing

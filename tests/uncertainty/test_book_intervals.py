@@ -76,3 +76,13 @@ def test_a_task_page_says_what_difference_its_dev_set_resolves():
     assert "| smoke | generated | 200 | Accuracy ± 6.00 |" in text
     assert "resampling the dev set by sentence pair" in text
     assert "No run with bootstrap intervals yet" in resolution_text(NLI, [])
+
+
+def test_a_stale_cell_is_never_marked_best_nor_ranked_runner_up():
+    rows = _rows(gap=3.0)
+    rows.append(_row("c/model", [90.0], [90.0 + np.zeros(1000)]))
+    rows[2].cells["nli", "accuracy"].stale = "task code"
+    marks = emphasis(rows, COLS)
+    assert marks[0, "nli/accuracy"] == "bi" and (2, "nli/accuracy") not in marks
+    rows[0].cells["nli", "accuracy"].stale = "notebook"
+    assert emphasis(rows, COLS) == {}  # one current value left: nothing to compare it with
