@@ -235,6 +235,11 @@ def run_code_hash(task) -> str:
 
 
 def notebook_code(path: Path) -> str:
+    """`cells_code` of the notebook at `path`."""
+    return cells_code(path.read_text(encoding="utf-8"))
+
+
+def cells_code(notebook_text: str) -> str:
     """The source of a notebook's cells, without outputs or metadata, and without the address
     its first cell installs kluebook from where it is missing (a fork that sets its own
     repository address runs the same code)."""
@@ -242,7 +247,7 @@ def notebook_code(path: Path) -> str:
 
     from kluebook.repository import without_install_address
 
-    notebook = nbformat.read(path, as_version=4)
+    notebook = nbformat.reads(notebook_text, as_version=4)
     cells = (f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
     return without_install_address("\n\n".join(cells))
 

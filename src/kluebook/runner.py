@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-import nbformat
 import papermill
 import yaml
 from filelock import FileLock, Timeout
@@ -306,9 +305,7 @@ def spec_inputs(spec: RunSpec, code: str | None = None) -> records.Inputs:
 def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, records.Inputs]:
     """What is sent to where the run executes, and the inputs its record will carry."""
     text = spec.task.notebook_path.read_text(encoding="utf-8")
-    code = "\n\n".join(
-        f"{cell.cell_type}:{cell.source}" for cell in nbformat.reads(text, as_version=4).cells
-    )
+    code = records.cells_code(text)
     request = RunRequest(
         task=spec.task.name,
         name=spec.name,

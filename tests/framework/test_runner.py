@@ -198,3 +198,13 @@ def test_the_example_sweep_is_a_valid_matrix():
     specs = runner.plan(tasks=["ynat"], matrix_path=runner.CONFIGS / "sweeps/learning-rate.yaml")
     assert len(specs) == 6
     assert {s.config for s in specs} == {f"learning_rate={v}" for v in (0.0005, 0.001, 0.002)}
+
+
+def test_a_run_is_sent_with_the_inputs_it_is_later_checked_against():
+    """The inputs a run's record carries are the ones `is_done` and the report compute today,
+    so a run just made is neither executed again nor shown as stale."""
+    for task in ("ynat", "ner"):
+        spec = runner.plan("smoke", tasks=[task])[0]
+        _, sent = runner.run_request(spec)
+        assert sent == runner.spec_inputs(spec)
+        assert sent.notebook == records.current_code(spec.task)["notebook"]
