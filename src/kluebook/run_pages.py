@@ -350,27 +350,29 @@ def make_page(notebook, spec, record: dict | None = None, stale: str = ""):
         None,
     )
     if heading_index is None:
-        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {title(spec)}"))
-        heading_index = 0
+        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(""))
+        heading_index, rest = 0, ""
     else:
-        heading = notebook.cells[heading_index]
-        _, _, rest = heading.source.partition("\n")
-        heading.source = f"# {title(spec)}\n{rest}"
-    opening = smoke_notice() if spec.profile == "smoke" else ""
+        _, _, rest = notebook.cells[heading_index].source.partition("\n")
+    # The page opens with what a reader must know first: stale, smoke, and the summary card.
+    opening = ""
+    if stale:
+        opening += (
+            f":::{{warning}}\nStale: its {stale} changed since this run. Its numbers stay in "
+            "the book, apart from those of current runs, until `kluebook run` executes it "
+            "again.\n:::\n\n"
+        )
+    if spec.profile == "smoke":
+        opening += smoke_notice()
     if record is not None:
         opening += f"{summary_card(spec, record)}\n"
-    about = opening + (
+    notebook.cells[heading_index].source = f"# {title(spec)}\n\n{opening}{rest.lstrip()}"
+    about = (
         f"This page is one executed run of the {{ref}}`{spec.task.title} <task-{spec.task.name}>` "
         f"notebook. Its scores are in the {{doc}}`results table </book/results>`; how the task is "
         f"trained and scored is on its {{ref}}`methods page <methods-{spec.task.name}>`.\n\n"
         f"**Parameters of this run**\n\n{parameters_table(spec)}\n"
     )
-    if stale:
-        about = (
-            f":::{{warning}}\nStale: its {stale} changed since this run. Its numbers stay in "
-            "the book, apart from those of current runs, until `kluebook run` executes it "
-            f"again.\n:::\n\n{about}"
-        )
     notebook.cells.insert(heading_index + 1, nbformat.v4.new_markdown_cell(about))
     if record is not None:
         notebook.cells.append(nbformat.v4.new_markdown_cell(card(spec, record)))

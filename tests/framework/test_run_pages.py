@@ -120,11 +120,15 @@ def test_a_run_page_ends_with_its_card_and_the_command_that_reproduces_it():
 
 
 def test_a_smoke_run_page_opens_with_a_notice_and_a_summary_card():
-    about = run_pages.make_page(executed_notebook(), spec(), RECORD).cells[1].source
-    notice, _, rest = about.partition(":::\n\n")
+    page = run_pages.make_page(executed_notebook(), spec(), RECORD).cells
+    heading, _, opening = page[0].source.partition("\n\n")
+    assert heading == "# Topic classification (YNAT): kluebook/tiny-roberta, smoke, seed 1"
+    notice, _, rest = opening.partition(":::\n\n")
     assert notice.startswith(":::{admonition} A smoke run: a pipeline check, not a KLUE result")
     assert ":class: warning" in notice and "randomly initialised" in notice
-    summary = rest.split("This page is one executed run")[0]
+    summary, _, intro = rest.partition("```\n\n")
+    assert intro == "About the task."  # the task's own opening follows the card
+    assert page[1].source.startswith("This page is one executed run")
     for expected in (
         "* - Model\n  - `kluebook/tiny-roberta`",
         "* - Profile\n  - smoke",
@@ -135,7 +139,7 @@ def test_a_smoke_run_page_opens_with_a_notice_and_a_summary_card():
     ):
         assert expected in summary, expected
     paper = runner.plan("paper", tasks=["ynat"], seeds=[1], models=["klue/roberta-base"])
-    assert "A smoke run" not in run_pages.make_page(executed_notebook(), paper[0]).cells[1].source
+    assert "A smoke run" not in run_pages.make_page(executed_notebook(), paper[0]).cells[0].source
 
 
 def test_the_parameters_table_shows_every_value_the_run_used_at_full_precision():
