@@ -15,6 +15,7 @@ from kluebook.aggregation import published_rows, published_scores, reproduced_ro
 from kluebook.json_files import write_text_if_changed
 from kluebook.klue_table import metrics_anchor, sections_for, table_html
 from kluebook.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
+from kluebook.myst import list_table
 from kluebook.paths import GENERATED, ROOT, RUNS
 from kluebook.recipes import resolve_recipe
 from kluebook.results_page import figure_path
@@ -184,15 +185,21 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
         if any(k[0] == task.name for k in r.cells)
     ]
     sections = sections_for(mine, theirs, reference)
+    methods = f"methods-{task.name}"
     text = [
         f"(task-{task.name})=\n# {results_title(task)}\n",
         card_summary(task) + "\n",
-        "| | |\n|---|---|\n"
-        f"| What is predicted | {task.predicts} |\n"
-        f"| Official metrics | {metrics} |\n"
-        f"| Checkpoint selection | the best dev {selection or task.selection_metric} |\n"
-        f"| How it is trained and scored | its {{ref}}`methods page <methods-{task.name}>` |\n"
-        f"| All tasks side by side | {{doc}}`the KLUE table </{RESULTS_PAGE}>` |\n",
+        list_table(
+            [],
+            [
+                ["What is predicted", task.predicts],
+                ["Official metrics", metrics],
+                ["Checkpoint selection", f"the best dev {selection or task.selection_metric}"],
+                ["How it is trained and scored", f"its {{ref}}`methods page <{methods}>`"],
+                ["All tasks side by side", f"{{doc}}`the KLUE table </{RESULTS_PAGE}>`"],
+            ],
+            [35, 65],
+        ),
         "## Results\n",
         "Published test-set scores, the KLUE README's first table (dev) as the reference, and "
         "this book's dev-set scores (mean, then ± sd and the number of seeds n; s1, s2, … link "

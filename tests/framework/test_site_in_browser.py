@@ -389,6 +389,7 @@ def test_a_run_pages_parameter_table_has_no_overlapping_cells(site, base_url, br
     assert not problems, problems
     article = visit.page.locator("article").evaluate("e => e.getBoundingClientRect().right")
     assert table.evaluate("e => e.getBoundingClientRect().right") <= article + 1
+    assert visit.page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1")
     visit.close()
 
 
@@ -407,8 +408,10 @@ def test_a_smoke_build_says_so_on_every_page_and_each_smoke_run_page_opens_with_
         assert "reproduce.html" in banner.locator("a").get_attribute("href")
         visit.close()
     notice = Visit(browser, base_url + run_page(site).relative_to(site).as_posix())
-    warning = notice.page.locator("article .admonition.warning").first
-    assert "A smoke run" in warning.inner_text()
+    warning = notice.page.locator("article h1 + .admonition.warning")  # right under the title
+    assert warning.count() == 1 and "A smoke run" in warning.inner_text()
+    card = notice.page.locator("article h1 + .admonition.warning + div table")  # then the card
+    assert "Dev scores" in card.inner_text()
     notice.close()
 
 
