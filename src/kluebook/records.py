@@ -21,7 +21,7 @@ import threading
 import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from importlib.metadata import PackageNotFoundError, distribution, version
 from pathlib import Path
 from typing import Any, Literal
@@ -192,15 +192,22 @@ _PARSING = threading.Lock()
 def code_digest(path: Path) -> str:
     """SHA-256 of what a file of code does: a Python module's syntax tree without docstrings
     (comments and formatting do not count), a YAML file's data; other files' bytes."""
-    if path.suffix == ".py":
+    content = path.read_bytes()
+    if path.suffix not in {".py", ".yaml", ".yml"}:
+        return hashlib.sha256(content).hexdigest()
+    return _behaviour_digest(path.suffix, content, str(path))
+
+
+@lru_cache(maxsize=4096)
+def _behaviour_digest(suffix: str, content: bytes, name: str) -> str:
+    """`code_digest` of a module or YAML file, by its bytes: a sweep fingerprints every run with
+    the same files, and parsing them again for each run took most of a no-change rebuild."""
+    if suffix == ".py":
         with _PARSING:
-            tree = _without_docstrings(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+            tree = _without_docstrings(ast.parse(content.decode("utf-8"), name))
         text = json.dumps(_canonical(tree))
-    elif path.suffix in {".yaml", ".yml"}:
-        with open(path, encoding="utf-8") as handle:
-            text = json.dumps(yaml.safe_load(handle), sort_keys=True, default=str)
     else:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        text = json.dumps(yaml.safe_load(content.decode("utf-8")), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
