@@ -48,6 +48,10 @@ IN_PROGRESS = CACHE / "in-progress"
 LOGS = CACHE / "logs"
 # The kernels this process started and has not shut down yet, and whether it is stopping them.
 _kernels: set = set()
+# jupyter_client's error for a kernel that exits before it answers; a run starts its kernel up to
+# KERNEL_STARTS times when it does (see `_execute_notebook`).
+KERNEL_DIED_AT_START = "Kernel died before replying to kernel_info"
+KERNEL_STARTS = 3
 _stopping = threading.Event()
 
 
@@ -234,8 +238,6 @@ def data_path(data_dir: str) -> Path | None:
 def _execute(
     request: RunRequest, scratch: Path, env: dict, products: RunProducts, log_file
 ) -> None:
-    import papermill
-
     source = scratch / "input.ipynb"
     source.write_text(request.notebook, encoding="utf-8")
     executed = scratch / "executed.ipynb"
@@ -249,32 +251,52 @@ def _execute(
             link.symlink_to(ROOT / value, target_is_directory=True)
     output_dir = Path(request.parameters["output_dir"])
     output_dir = output_dir if output_dir.is_absolute() else scratch / output_dir
-    manager = kernel_manager(env)
-    _kernels.add(manager)
     try:
-        papermill.execute_notebook(
-            str(source),
-            str(executed),
-            parameters=request.parameters,
-            kernel_name=kernel_name(env),
-            km=manager,
-            stdout_file=log_file,
-            stderr_file=log_file,
-            # The kernel's working folder; papermill's own `cwd` would chdir this whole process.
-            resources={"metadata": {"path": str(scratch)}},
-            log_output=request.log_output,
-            progress_bar=False,
-        )
+        _execute_notebook(source, executed, request, env, scratch, log_file)
         outcome_path = output_dir / records.OUTCOME_FILE
         if not outcome_path.exists():
             raise KluebookError("the notebook ended without calling finish_run (no outcome.json)")
         products.outcome = json.loads(outcome_path.read_text(encoding="utf-8"))
         products.predictions = (output_dir / records.PREDICTIONS_FILE).read_bytes()
     finally:
-        _kernels.discard(manager)
-        _kill(manager)  # papermill leaves running a kernel whose manager it was given
         if executed.exists():
             products.executed = executed.read_bytes()
+
+
+def _execute_notebook(
+    source: Path, executed: Path, request: RunRequest, env: dict, scratch: Path, log_file
+) -> None:
+    """papermill on a kernel of our own, started again (up to KERNEL_STARTS times) when it dies
+    before its first reply: no cell has run then. Two kernels started at once can pick the same
+    free port (jupyter_client finds a port, frees it, and the kernel binds it later), and the
+    loser dies on "Address already in use"."""
+    import papermill
+
+    for attempt in range(1, KERNEL_STARTS + 1):
+        manager = kernel_manager(env)
+        _kernels.add(manager)
+        try:
+            papermill.execute_notebook(
+                str(source),
+                str(executed),
+                parameters=request.parameters,
+                kernel_name=kernel_name(env),
+                km=manager,
+                stdout_file=log_file,
+                stderr_file=log_file,
+                # The kernel's working folder; papermill's own `cwd` would chdir this process.
+                resources={"metadata": {"path": str(scratch)}},
+                log_output=request.log_output,
+                progress_bar=False,
+            )
+            return
+        except RuntimeError as error:
+            if str(error) != KERNEL_DIED_AT_START or attempt == KERNEL_STARTS:
+                raise
+            log_file.write(f"kluebook: the kernel died while starting ({error}); again\n")
+        finally:
+            _kernels.discard(manager)
+            _kill(manager)  # papermill leaves running a kernel whose manager it was given
 
 
 def worker_kernel_environment() -> dict:

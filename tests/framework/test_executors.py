@@ -79,3 +79,54 @@ def test_a_request_from_other_code_is_refused_before_it_runs():
     )
     assert not products.succeeded
     assert products.error.startswith("EnvironmentMismatch: the kluebook code on ")
+
+
+@pytest.fixture
+def kernel_starts(monkeypatch, tmp_path):
+    """papermill replaced by `outcomes` in turn (an exception to raise, or None for a run that
+    went through); returns the kernel managers each call got and the ones killed."""
+    import io
+
+    import papermill
+
+    seen = {"given": [], "killed": [], "log": io.StringIO()}
+
+    def start(outcomes):
+        outcomes = list(outcomes)
+
+        def execute_notebook(*args, km, **kwargs):
+            seen["given"].append(km)
+            outcome = outcomes.pop(0)
+            if outcome is not None:
+                raise outcome
+
+        monkeypatch.setattr(papermill, "execute_notebook", execute_notebook)
+        monkeypatch.setattr(worker, "kernel_manager", lambda env: object())
+        monkeypatch.setattr(worker, "_kill", lambda manager: seen["killed"].append(manager))
+        request = worker.RunRequest(
+            task="ynat", name="n", parameters={}, notebook="", code_hash="", data_checksum=""
+        )
+        worker._execute_notebook(
+            tmp_path / "in", tmp_path / "out", request, {}, tmp_path, seen["log"]
+        )
+        return seen
+
+    return start
+
+
+def test_a_kernel_that_dies_while_starting_is_started_again(kernel_starts):
+    died = RuntimeError(worker.KERNEL_DIED_AT_START)
+    seen = kernel_starts([died, None])
+    assert len(seen["given"]) == 2 and seen["given"][0] is not seen["given"][1]  # a new kernel
+    assert seen["killed"] == seen["given"]  # and neither is left running
+    assert seen["log"].getvalue() == (
+        f"kluebook: the kernel died while starting ({worker.KERNEL_DIED_AT_START}); again\n"
+    )
+
+
+def test_a_kernel_that_keeps_dying_or_fails_otherwise_fails_the_run(kernel_starts):
+    died = RuntimeError(worker.KERNEL_DIED_AT_START)
+    with pytest.raises(RuntimeError, match="before replying"):
+        kernel_starts([died] * worker.KERNEL_STARTS)
+    with pytest.raises(RuntimeError, match="CUDA out of memory"):
+        kernel_starts([RuntimeError("CUDA out of memory"), None])  # a cell's error: no retry

@@ -29,6 +29,22 @@ def kluebook(root, *args, **popen):
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root, timeout=600)
 
 
+def _kernels_of(pid: int) -> list:
+    """The kernel processes a sweep has started and that are still running."""
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    kernels = []
+    for child in children:
+        try:
+            if "ipykernel" in " ".join(child.cmdline()):
+                kernels.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return kernels
+
+
 def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(tmp_path):
     root = tmp_path / "book"
     root.mkdir()
@@ -46,21 +62,19 @@ def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(tmp_path):
     )
     status = ("status", "--tasks", "ynat", "--seeds", "1,2", *SMALL[:-1])
     deadline = time.monotonic() + 300
-    shown = ""
+    shown, kernels = "", []
     while time.monotonic() < deadline:
         shown = kluebook(root, *status).stdout
         running = [line for line in shown.splitlines() if line.startswith("in progress: ")]
         logged = [line for line in running if "(nothing yet)" not in line]
-        if shown.startswith("2 run(s) in progress") and len(logged) == 2:
+        # A kernel that died while starting is started again (worker.KERNEL_STARTS): wait
+        # until both runs have theirs.
+        kernels = _kernels_of(sweep.pid)
+        if shown.startswith("2 run(s) in progress") and len(logged) == 2 and len(kernels) == 2:
             break
         time.sleep(0.5)
     assert shown.startswith("2 run(s) in progress"), shown
     assert ".cache/logs/ynat/" in shown
-    kernels = [
-        p
-        for p in psutil.Process(sweep.pid).children(recursive=True)
-        if "ipykernel" in " ".join(p.cmdline())
-    ]
     assert len(kernels) == 2
     sweep.send_signal(signal.SIGINT)
     stdout, stderr = sweep.communicate(timeout=120)
