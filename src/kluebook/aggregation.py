@@ -86,6 +86,10 @@ class Row:
     def published_name(self) -> str | None:
         return model_entry(self.model).get("published") if self.kind == "reproduced" else None
 
+    def has_current(self, key: tuple[str, str]) -> bool:
+        """Whether the row has cell `key` made by current code (only such cells are ranked)."""
+        return key in self.cells and not self.cells[key].stale
+
 
 def model_order(model: str) -> tuple:
     known = list(registered_models())

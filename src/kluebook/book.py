@@ -115,9 +115,9 @@ def build(path_output: Path, force: bool = False) -> bool:
     The table of contents is the one `kluebook report` generates from _toc.yml (each task's
     runs under its page), or _toc.yml itself before any report. Skipped, returning False, when
     the site in `path_output` was built from the same inputs (`site_inputs_digest`) and `force`
-    is not set; a build that fails leaves no stamp.
+    is not set; a build that fails leaves no stamp. The caller has checked the book root
+    (`check_book_root`).
     """
-    check_book_root()
     html = path_output / "_build" / "html"
     stamp = path_output / "_build" / STAMP
     digest = site_inputs_digest()

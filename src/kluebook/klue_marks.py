@@ -6,18 +6,13 @@ from kluebook.aggregation import Row
 from kluebook.tasks import Metric, Task
 
 
-def competing(rows: list[Row], key: tuple[str, str]) -> list[int]:
-    """The rows whose cell `key` may be marked best: those that have it, made by current code."""
-    return [i for i, row in enumerate(rows) if key in row.cells and not row.cells[key].stale]
-
-
 def emphasis(rows: list[Row], cols: list[tuple[Task, Metric]]) -> dict[tuple[int, str], str]:
     """As KLUE marks its table: per column, the best value in bold and the best among base-size
     models in italics (ties share the mark), compared on the two decimals shown."""
     marks: dict[tuple[int, str], str] = {}
     for task, metric in cols:
         key = (task.name, metric.key)
-        values = {i: round(rows[i].cells[key].mean, 2) for i in competing(rows, key)}
+        values = {i: round(r.cells[key].mean, 2) for i, r in enumerate(rows) if r.has_current(key)}
         if len(values) < 2:
             continue
         best = max(values.values())

@@ -80,16 +80,12 @@ def set_url(root: Path, url: str) -> list[Path]:
     if not URL.fullmatch(url):
         raise KluebookError(f"repository URL {url!r} is not an https:// address of a repository")
     config = root / CONFIG
-    text = config.read_text(encoding="utf-8")
-    if not CONFIG_LINE.search(text):
+    text, lines = CONFIG_LINE.subn(lambda m: m.group(1) + url, config.read_text("utf-8"), count=1)
+    if not lines:
         raise KluebookError(f"{CONFIG} has no `url:` line under `repository:`")
-    changed = []
-    for path in [config, *spelling_files(root)]:
-        before = path.read_text(encoding="utf-8")
-        if path == config:
-            after = CONFIG_LINE.sub(lambda m: m.group(1) + url, before, count=1)
-        else:
-            after = INSTALL_FROM.sub(f"kluebook @ git+{url}", before)
-        if write_text_if_changed(path, after):
+    changed = [config] if write_text_if_changed(config, text) else []
+    for path in spelling_files(root):
+        spelled = INSTALL_FROM.sub(f"kluebook @ git+{url}", path.read_text(encoding="utf-8"))
+        if write_text_if_changed(path, spelled):
             changed.append(path)
     return changed
