@@ -549,7 +549,8 @@ def write_record(path: str | Path, record: RunRecord) -> None:
 def _reason(error: Exception) -> str:
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the record"
+        loc = first["loc"][1:] if first["loc"][:1] == ("outcome",) else first["loc"]  # as filed
+        where = ".".join(str(part) for part in loc) or "the record"
         more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
         return f"not a run record of schema {RECORD_SCHEMA}: {where}: {first['msg']}{more}"
     return str(error).split(": ", 1)[-1] if isinstance(error, KluebookError) else str(error)
