@@ -33,6 +33,7 @@ from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
 from kluebook.paths import CHECKOUT, RESULTS, ROOT, scrub
+from kluebook.repository import without_install_address
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -134,7 +135,7 @@ def library_versions() -> dict[str, str]:
 
 
 def device_description() -> str:
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
 
     if torch.cuda.is_available():
         return f"cuda: {torch.cuda.get_device_name(0)}"
@@ -250,9 +251,7 @@ def cells_code(notebook_text: str) -> str:
     """The source of a notebook's cells, without outputs or metadata, and without the address
     its first cell installs kluebook from where it is missing (a fork that sets its own
     repository address runs the same code)."""
-    import nbformat
-
-    from kluebook.repository import without_install_address
+    import nbformat  # lazy: slow to import, and most commands read no notebook
 
     notebook = nbformat.reads(notebook_text, as_version=4)
     cells = (f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
