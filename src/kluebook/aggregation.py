@@ -2,9 +2,9 @@
 README's test-set scores, with their source) and reproduced rows from the run records (a row per
 profile, model, data source and configuration; its seeds pooled per metric).
 
-A cell pools only the runs of its configuration made from one set of inputs: the current code
-and notebook of their task where there are such runs (else the newest runs, marked stale);
-the others are counted, never averaged in."""
+A cell pools only the runs of its configuration made from one set of inputs (`pooling`): the
+current code and notebook of their task where there are such runs (else the newest runs, marked
+stale); the others are counted, never averaged in."""
 
 import math
 import statistics
