@@ -24,7 +24,7 @@ test-fast: $(VENV)/.installed
 	$(BIN)/python -m pytest -ra -m "not slow"; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check src tests benchmarks notebooks && $(BIN)/ruff format --check src tests benchmarks notebooks
+	$(BIN)/ruff check src tests benchmarks notebooks && $(BIN)/ruff format --check src tests benchmarks notebooks && $(BIN)/lint-imports --no-cache
 
 python:
 	@[ -n "$(PYTHON)" ] || { echo "make: no Python 3.11, 3.12 or 3.13 found: install one (python.org, your package manager or pyenv), or run make PYTHON=/path/to/python3.x"; exit 1; }

@@ -2,11 +2,10 @@
 README's test-set scores, with their source) and reproduced rows from the run records (a row per
 profile, model, data source and configuration; its seeds pooled per metric).
 
-A cell pools only the runs of its configuration made from one set of inputs: the current code
-and notebook of their task where there are such runs (else the newest runs, marked stale);
-the others are counted, never averaged in."""
+A cell pools only the runs of its configuration made from one set of inputs (`pooling`): the
+current code and notebook of their task where there are such runs (else the newest runs, marked
+stale); the others are counted, never averaged in."""
 
-import json
 import math
 import statistics
 from collections import defaultdict
@@ -20,7 +19,8 @@ import yaml
 from kluebook.checkpoints import model_entry, registered_models
 from kluebook.links import run_page
 from kluebook.paths import CONFIGS, ROOT
-from kluebook.records import current_code, stale_inputs
+from kluebook.pooling import code_today, pooled
+from kluebook.records import DEFAULT_CONFIG, Interval, RunRecord
 from kluebook.tasks import all_tasks
 from kluebook.uncertainty import attach_intervals
 
@@ -55,7 +55,7 @@ class Cell:
     runs: list[tuple[int, str | None]] = field(default_factory=list)  # (seed, run page)
     stale: str = ""  # the inputs that changed since these runs were made ("" if current)
     not_pooled: int = 0  # the runs of the configuration made from other inputs
-    interval: dict | None = None  # 95% bootstrap interval {low, high} (kluebook.uncertainty)
+    interval: Interval | None = None  # 95% bootstrap interval (kluebook.uncertainty)
     seed_replicates: list = field(default_factory=list, repr=False)  # per seed, resampled
 
     @property
@@ -79,8 +79,13 @@ class Row:
     model: str = ""
     profile: str = ""
     data_source: str = ""
-    config: str = "default"
+    config: str = DEFAULT_CONFIG
     source: str = ""
+
+    @property
+    def is_default_config(self) -> bool:
+        """Whether the row's runs used their profile's recipe (no sweep label, no --set)."""
+        return self.config == DEFAULT_CONFIG
 
     @property
     def published_name(self) -> str | None:
@@ -96,86 +101,35 @@ def model_order(model: str) -> tuple:
     return (known.index(model), "") if model in known else (len(known), model)
 
 
-def record_order(record: dict) -> tuple:
+def record_order(record: RunRecord) -> tuple:
     order = list(all_tasks())
-    task = order.index(record["task"]) if record["task"] in order else len(order)
-    return (
-        task,
-        record["profile"],
-        model_order(record["model"]),
-        record.get("config", ""),
-        record["seed"],
-    )
+    task = order.index(record.task) if record.task in order else len(order)
+    return (task, record.profile, model_order(record.model), record.config, record.seed)
 
 
-def run_key(record: dict) -> tuple:
-    """What names one run: a success and a later failure of it share it."""
-    return tuple(record.get(k, "default") for k in ("task", "profile", "model", "config", "seed"))
-
-
-def code_today(records: list[dict]) -> dict[str, dict | None]:
-    """`records.current_code` of each task the records are of (None for a task that is gone)."""
-    tasks = all_tasks()
-    names = {r["task"] for r in records}
-    return {name: current_code(tasks[name]) if name in tasks else None for name in names}
-
-
-def stale_reason(record: dict, today: dict[str, dict | None]) -> str:
-    """What changed since a record was made ("" for a current one), e.g. "task code"."""
-    return ", ".join(stale_inputs(record, today.get(record["task"])))
-
-
-def _made_from(record: dict) -> str:
-    """The inputs a record was made from, apart from its seed's parameters: runs that share
-    them are pooled."""
-    made = {k: v for k, v in (record.get("inputs") or {}).items() if k != "parameters"}
-    return json.dumps(made, sort_keys=True)
-
-
-def _newest(batch: list[dict]) -> str:
-    return max(r.get("finished_at", "") for r in batch)
-
-
-def pooled(mine: list[dict], today: dict[str, dict | None]) -> tuple[list[dict], str]:
-    """The runs of one configuration and task that a cell pools, and why they are stale (""
-    when current): those made from today's inputs, else the newest runs' inputs."""
-    batches: dict[str, list[dict]] = defaultdict(list)
-    for record in mine:
-        batches[_made_from(record)].append(record)
-    current = [b for b in batches.values() if not stale_reason(b[0], today)]
-    choice = max(current or batches.values(), key=_newest)
-    return sorted(choice, key=lambda r: r["seed"]), stale_reason(choice[0], today)
-
-
-def reproduced_rows(records: list[dict], root: Path = ROOT) -> list[Row]:
+def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
     """One row per (profile, model, data source, configuration), its seeds pooled per metric
     (only runs made from the same inputs, see `pooled`)."""
     today = code_today(records)
     by_task: dict[tuple, dict] = defaultdict(lambda: defaultdict(list))
     for record in records:
-        if record.get("status") != "succeeded":
-            continue
-        key = (
-            record["profile"],
-            record["model"],
-            record["data_source"],
-            record.get("config", "default"),
-        )
-        by_task[key][record["task"]].append(record)
+        if record.outcome is not None:
+            key = (record.profile, record.model, record.data_source, record.config)
+            by_task[key][record.task].append(record)
     rows = []
     for (profile, model, source, config), tasks in by_task.items():
         cells: dict[tuple[str, str], Cell] = {}
         for task, mine in tasks.items():
             chosen, stale = pooled(mine, today)
             for record in chosen:
-                for metric, value in (record.get("metrics") or {}).items():
+                for metric, value in record.outcome.metrics.items():
                     if value is None or (isinstance(value, float) and math.isnan(value)):
                         continue
                     cell = cells.setdefault(
                         (task, metric), Cell([], stale=stale, not_pooled=len(mine) - len(chosen))
                     )
                     cell.values.append(float(value))
-                    cell.runs.append((record["seed"], run_page(record, root)))
+                    cell.runs.append((record.seed, run_page(record, root)))
             attach_intervals(cells, task, chosen, root)
         rows.append(
             Row(

@@ -34,6 +34,7 @@ def site_inputs_digest(root: Path = ROOT) -> str:
 PAGE_CODE = (
     "report.py",
     "aggregation.py",
+    "pooling.py",
     "klue_marks.py",
     "klue_table.py",
     "links.py",

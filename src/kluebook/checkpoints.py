@@ -9,6 +9,7 @@ import yaml
 
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
+from kluebook.tiny_model import TINY_MODEL
 
 UNLISTED = {"family": "unknown", "size": "base"}
 COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -39,8 +40,6 @@ def check_model(model: str, revision: str = "") -> str:
     reached (the tiny stand-in is built by the run itself). Returns the hub commit the model is
     pinned to: `revision` (a commit, tag or branch; "" for the current one) resolved; "" for a
     local folder or the stand-in, which take no revision."""
-    from kluebook.tiny_model import TINY_MODEL
-
     if model == TINY_MODEL or Path(model).is_dir():
         if revision:
             raise KluebookError(f"--model-revision is for hub models, not {model}")
@@ -57,7 +56,7 @@ def check_hub_model(model: str, revision: str = "", timeout: float = 10.0) -> st
     With HF_HUB_OFFLINE=1 (the hub's convention for machines without internet) the model is
     looked up in the local Hugging Face cache instead: its config.json must be cached there.
     """
-    import huggingface_hub
+    import huggingface_hub  # lazy: slow to import, and only a hub check needs it
     from huggingface_hub.errors import HfHubHTTPError
 
     if huggingface_hub.is_offline_mode():  # HF_HUB_OFFLINE, read when the hub is imported
@@ -97,7 +96,7 @@ def pinned_revision(model: str) -> str:
 def hub_snapshot(model: str) -> str:
     """The local folder of a hub model's files at its pinned commit, downloaded if needed; with
     HF_HUB_OFFLINE=1, from the cache alone. Loading from it asks the hub nothing more."""
-    import huggingface_hub
+    import huggingface_hub  # lazy: slow to import, and only a hub download needs it
 
     revision = pinned_revision(model) or check_hub_model(model)
     return huggingface_hub.snapshot_download(model, revision=revision, allow_patterns=MODEL_FILES)

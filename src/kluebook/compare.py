@@ -16,6 +16,8 @@ from kluebook.data import load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
 from kluebook.paths import ROOT
+from kluebook.pooling import code_today, pooled
+from kluebook.records import DEFAULT_CONFIG, RunRecord
 from kluebook.scoring import index_predictions
 from kluebook.tasks import Task
 
@@ -42,44 +44,39 @@ def scored_side(task: Task, label: str, gold: list[dict], seeds: list[list[dict]
     return side
 
 
-def record_gold(task: Task, record: dict) -> list[dict]:
+def record_gold(task: Task, record: RunRecord) -> list[dict]:
     """The dev records a run scored: its data source and folder, cut to its dev limit."""
-    parameters = record.get("parameters", {})
+    parameters = record.parameters
     data_dir = os.path.expandvars(parameters.get("data_dir") or "") or None
-    gold = load_split(task, "dev", record["data_source"], data_dir)
+    gold = load_split(task, "dev", record.data_source, data_dir)
     limit = parameters.get("dev_limit") or 0
     return gold[:limit] if limit else gold
 
 
-def configuration_runs(task: Task, records: list[dict], name: str) -> list[dict]:
+def configuration_runs(task: Task, records: list[RunRecord], name: str) -> list[RunRecord]:
     """The succeeded runs of `task` whose configuration label or model is `name`, of one
     configuration (profile, model, data source, label), ordered by seed: those its table cell
     pools (made from the same inputs, current ones first)."""
-    runs = [r for r in records if r.get("task") == task.name and r.get("status") == "succeeded"]
-    chosen = [r for r in runs if r.get("config") == name] or [
-        r for r in runs if r.get("model") == name and r.get("config", "default") == "default"
+    runs = [r for r in records if r.task == task.name and r.outcome is not None]
+    chosen = [r for r in runs if r.config == name] or [
+        r for r in runs if r.model == name and r.config == DEFAULT_CONFIG
     ]
     if not chosen:
-        known = sorted({r.get("config", "default") for r in runs} | {r["model"] for r in runs})
+        known = sorted({r.config for r in runs} | {r.model for r in runs})
         raise KluebookError(
             f"no succeeded {task.name} run of {name!r}; known: {', '.join(known) or 'none'}"
         )
-    kinds = {(r["profile"], r["model"], r["data_source"], r.get("config")) for r in chosen}
+    kinds = {(r.profile, r.model, r.data_source, r.config) for r in chosen}
     if len(kinds) > 1:
         shown = "; ".join("/".join(str(part) for part in kind) for kind in sorted(kinds))
         raise KluebookError(f"{name!r} names several configurations: {shown}")
-    from kluebook.aggregation import code_today, pooled  # the runs its table cell pools
-
-    return pooled(chosen, code_today(chosen))[0]
+    return pooled(chosen, code_today(chosen))[0]  # the runs its table cell pools
 
 
-def from_records(task: Task, records: list[dict], a: str, b: str, root: Path = ROOT):
+def from_records(task: Task, records: list[RunRecord], a: str, b: str, root: Path = ROOT):
     """Both sides from the records of configurations `a` and `b`, and their shared gold."""
     runs = {name: configuration_runs(task, records, name) for name in (a, b)}
-    dev_sets = {
-        name: {(r.get("data_checksum"), r.get("parameters", {}).get("dev_limit")) for r in found}
-        for name, found in runs.items()
-    }
+    dev_sets = {name: {r.dev_set for r in found} for name, found in runs.items()}
     if len(dev_sets[a] | dev_sets[b]) > 1:
         raise KluebookError(f"{a!r} and {b!r} were scored on different dev sets (data or limit)")
     gold = record_gold(task, runs[a][0])
@@ -87,11 +84,9 @@ def from_records(task: Task, records: list[dict], a: str, b: str, root: Path = R
     for name in (a, b):
         seeds = []
         for record in runs[name]:
-            if not record.get("predictions"):
-                raise KluebookError(
-                    f"{name!r} seed {record['seed']}: the record has no predictions"
-                )
-            seeds.append(read_jsonl(root / record["predictions"]))
+            if not record.predictions:
+                raise KluebookError(f"{name!r} seed {record.seed}: the record has no predictions")
+            seeds.append(read_jsonl(root / record.predictions))
         label = f"{name} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''})"
         sides.append(scored_side(task, label, gold, seeds))
     return gold, sides

@@ -67,7 +67,7 @@ def hub_dataset_revision(task: Task, revision: str = "", timeout: float = 10.0) 
     """The commit of the hub dataset that `revision` names (a commit, tag or branch; "" for the
     current one); a full commit is taken as it is. With HF_HUB_OFFLINE=1, looked up in the local
     datasets cache (the most recent one there for ""); a one-line error when it is not there."""
-    import huggingface_hub
+    import huggingface_hub  # lazy: slow to import, and only hub data need it
 
     if huggingface_hub_offline():
         cached = cached_dataset_commits(task)
@@ -92,7 +92,7 @@ def hub_dataset_revision(task: Task, revision: str = "", timeout: float = 10.0) 
 
 
 def huggingface_hub_offline() -> bool:
-    import huggingface_hub
+    import huggingface_hub  # lazy: slow to import, and only hub data need it
 
     return huggingface_hub.is_offline_mode()
 
@@ -100,7 +100,7 @@ def huggingface_hub_offline() -> bool:
 def cached_dataset_commits(task: Task) -> list[str]:
     """The commits of the task's hub config prepared in the local datasets cache, oldest first
     (`<cache>/klue___klue/<config>/<version>/<commit>/`, as `datasets` lays them out)."""
-    import datasets
+    import datasets  # lazy: seconds to import, and only hub data need it
 
     owner, name = HUB_DATASET.split("/")
     root = Path(datasets.config.HF_DATASETS_CACHE) / f"{owner}___{name}" / task.hub_config
@@ -114,7 +114,7 @@ def load_split(
     """The records of one split (`train` or `dev`) in the official shape; hub data at
     `revision` (a commit)."""
     if source == "hub":
-        import datasets
+        import datasets  # lazy: seconds to import, and only hub data need it
 
         try:
             rows = datasets.load_dataset(

@@ -35,7 +35,7 @@ def visible_gpus() -> list[str]:
 def keep_one_gpu() -> None:
     """Show this process only the first of its GPUs, before CUDA starts (a no-op with one or
     none). A process whose CUDA already started on several GPUs cannot be narrowed: refused."""
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
 
     if torch.cuda.is_initialized():
         if torch.cuda.device_count() > 1:
@@ -64,7 +64,7 @@ def check_trainer_devices(args) -> None:
 def run_devices() -> list[dict]:
     """The GPUs a run used, for its record (none on a CPU): each one's CUDA_VISIBLE_DEVICES
     entry, as the machine numbers it, and its name."""
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
 
     if not torch.cuda.is_available():
         return []

@@ -9,16 +9,15 @@ import pandas as pd
 from kluebook.aggregation import (
     SOURCE_SPLITS,
     Row,
-    code_today,
     model_order,
     published_scores,
     record_order,
     reproduced_rows,
-    stale_reason,
 )
 from kluebook.links import run_page
 from kluebook.paths import GENERATED, ROOT
-from kluebook.records import model_slug
+from kluebook.pooling import code_today, stale_reason
+from kluebook.records import RunRecord, model_slug
 
 
 def downloads_markdown(rows: list[Row]) -> str:
@@ -53,8 +52,9 @@ def downloads_markdown(rows: list[Row]) -> str:
     return text
 
 
-def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
-    """The per-run objects of results.json (failed runs included)."""
+def run_rows(records: list[RunRecord], root: Path = ROOT) -> list[dict]:
+    """The per-run objects of results.json (failed runs included): fields of each record as
+    its file holds them."""
     keep = (
         "task",
         "profile",
@@ -79,9 +79,9 @@ def run_rows(records: list[dict], root: Path = ROOT) -> list[dict]:
     today = code_today(records)
     runs = []
     for record in sorted(records, key=record_order):
-        row = {k: record.get(k) for k in keep if k in record}
-        row.setdefault("config", "default")
-        row["split"] = SOURCE_SPLITS.get(record["data_source"], record["data_source"])
+        written = record.as_dict()
+        row = {k: written[k] for k in keep if k in written}
+        row["split"] = SOURCE_SPLITS.get(record.data_source, record.data_source)
         page = run_page(record, root)
         row["page"] = f"{page}.html" if page else None
         row["stale"] = stale_reason(record, today) or None
@@ -105,7 +105,7 @@ def aggregate_rows(rows: list[Row]) -> list[dict]:
                     "seeds": len(cell.values),
                     "mean": round(cell.mean, 4),
                     "sd": None if cell.sd is None else round(cell.sd, 4),
-                    **_interval_columns(cell.interval),
+                    **_interval_columns(cell.interval and cell.interval.model_dump()),
                     "pages": [f"{p}.html" for _, p in cell.runs if p],
                     "stale": cell.stale or None,  # the inputs changed since these runs
                     "not_pooled": cell.not_pooled,
@@ -115,7 +115,7 @@ def aggregate_rows(rows: list[Row]) -> list[dict]:
 
 
 def _interval_columns(interval: dict | None) -> dict:
-    """The 95% bootstrap interval of a cell (kluebook.uncertainty), or None, None."""
+    """A 95% bootstrap interval (as results.json holds it), or None, None."""
     return {"ci_low": (interval or {}).get("low"), "ci_high": (interval or {}).get("high")}
 
 
@@ -126,7 +126,7 @@ def published_records(published: pd.DataFrame) -> list[dict]:
     ]
 
 
-def downloads(records: list[dict], root: Path = ROOT) -> tuple[pd.DataFrame, dict]:
+def downloads(records: list[RunRecord], root: Path = ROOT) -> tuple[pd.DataFrame, dict]:
     """results.csv (long) and results.json (runs, aggregates, published)."""
     rows = reproduced_rows(records, root)
     published = published_scores()

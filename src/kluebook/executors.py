@@ -29,6 +29,7 @@ from dataclasses import replace
 from kluebook.devices import visible_gpus
 from kluebook.errors import KluebookError
 from kluebook.paths import CACHE
+from kluebook.tiny_model import TINY_MODEL
 from kluebook.worker import (
     THREAD_VARIABLES,
     Interrupted,
@@ -95,8 +96,6 @@ class LocalExecutor(Executor):
             self.slots.put(env)
 
     def check(self, models: set[str]) -> None:
-        from kluebook.tiny_model import TINY_MODEL
-
         if self.gpus and self.concurrency > len(self.gpus) and models - {TINY_MODEL}:
             raise KluebookError(
                 f"--jobs {self.concurrency} on a machine with {len(self.gpus)} GPU(s): each run of "
@@ -163,7 +162,7 @@ class DaskExecutor(Executor):
     def connect(scheduler, timeout: float):
         """A client of the scheduler at an address, or of a `distributed` cluster object."""
         try:
-            from distributed import Client
+            from distributed import Client  # optional: the dask extra
         except ImportError:
             raise KluebookError(
                 "--executor dask and slurm need the optional Dask dependencies: "
@@ -179,8 +178,6 @@ class DaskExecutor(Executor):
     def needs(self, model: str) -> dict[str, float]:
         if self.resources is not None:
             return self.resources
-        from kluebook.tiny_model import TINY_MODEL
-
         return {} if model == TINY_MODEL else {"GPU": 1}
 
     def check(self, models: set[str]) -> None:
@@ -277,7 +274,7 @@ class SlurmExecutor(DaskExecutor):
         extra_directives: list[str] = (),
     ):
         try:
-            from dask_jobqueue import SLURMCluster
+            from dask_jobqueue import SLURMCluster  # optional: the dask extra
         except ImportError:
             raise KluebookError(
                 "--executor slurm needs the optional Dask dependencies: pip install -e '.[dask]'"
@@ -313,8 +310,6 @@ class SlurmExecutor(DaskExecutor):
         self.keeper.start()
 
     def needs(self, model: str) -> dict[str, float]:
-        from kluebook.tiny_model import TINY_MODEL
-
         return {"run": 1, **({"GPU": 1} if self.gpus and model != TINY_MODEL else {})}
 
     def keep_jobs(self, every: float = 10.0) -> None:

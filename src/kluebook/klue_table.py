@@ -138,7 +138,7 @@ def row_head(row: Row, notes: dict[str, str]) -> str:
         count = model_entry(row.model).get("parameters")
     facts = [html.escape(row.size), parameters_text(count), split]
     detail = f'<span class="config">{" · ".join(f for f in facts if f)}</span>'
-    if row.kind == "reproduced" and row.config != "default":
+    if row.kind == "reproduced" and not row.is_default_config:
         detail += f'<span class="config">{html.escape(row.config.replace(",", ", "))}</span>'
     return f'<th class="model" scope="row">{label}{detail}</th>'
 
@@ -284,7 +284,7 @@ def gap_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str
                 f"{gap:+.2f}</td>"
             )
         label = f"<code>{html.escape(row.label)}</code>"
-        if row.config != "default":
+        if not row.is_default_config:
             label += f'<span class="config">{html.escape(row.config)}</span>'
         body.append(
             f'<tr><th class="model" scope="row">{label} <span class="config">'

@@ -6,6 +6,7 @@ import posixpath
 from pathlib import Path
 
 from kluebook.paths import ROOT
+from kluebook.records import RunRecord
 from kluebook.tasks import Task
 
 # The page the results table is on, the status page, and where the generated task pages are
@@ -24,9 +25,9 @@ def methods_page(task: Task) -> str:
     return f"{METHODS_PAGES}/{task.name}"
 
 
-def run_page(record: dict, root: Path = ROOT) -> str | None:
+def run_page(record: RunRecord, root: Path = ROOT) -> str | None:
     """The docname of a run's executed notebook, or None when the book has no page for it."""
-    notebook = record.get("notebook")
+    notebook = record.notebook
     if not notebook or not (root / notebook).is_file():
         return None
     return notebook.removesuffix(".ipynb")

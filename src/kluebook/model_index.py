@@ -45,7 +45,7 @@ def eval_results(rows) -> list[EvalResult]:
                         metric_name=f"{metric.label} (dev mean of {seeds} seed"
                         f"{'s' if seeds > 1 else ''}, {row.profile} profile)",
                         metric_value=round(cell.mean, 2),
-                        metric_config=None if row.config == "default" else row.config,
+                        metric_config=None if row.is_default_config else row.config,
                     )
                 )
     return results

@@ -151,7 +151,7 @@ def peak_memory() -> dict:
     PyTorch allocated there (resident memory is not measured where `resource` is missing)."""
     peaks = {}
     try:
-        import resource
+        import resource  # optional: Unix only
     except ImportError:  # Windows
         pass
     else:

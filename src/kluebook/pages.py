@@ -18,6 +18,7 @@ from kluebook.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
 from kluebook.myst import list_table
 from kluebook.paths import GENERATED, ROOT, RUNS
 from kluebook.recipes import resolve_recipe
+from kluebook.records import DEFAULT_CONFIG, RunRecord
 from kluebook.results_page import figure_path
 from kluebook.tasks import Task, all_tasks
 from kluebook.tiny_model import TINY_MODEL
@@ -135,44 +136,39 @@ def card_summary(task: Task) -> str:
     return "\n\n".join(p.strip() for p in paragraphs[:count])
 
 
-def run_title(record: dict | None, docname: str) -> str:
+def run_title(record: RunRecord | None, docname: str) -> str:
     """How a run is named in the sidebar and in lists: model, profile, configuration, seed."""
     if record is None:
         return docname.rsplit("/", 1)[-1]
-    config = record.get("config", "default")
-    config = "" if config == "default" else f", {config.replace(',', ', ')}"
-    return f"{record['model']}, {record['profile']}{config}, seed {record['seed']}"
+    config = "" if record.is_default_config else f", {record.config.replace(',', ', ')}"
+    return f"{record.model}, {record.profile}{config}, seed {record.seed}"
 
 
-def run_pages(task: Task, records: list[dict], root: Path = ROOT) -> list[tuple[str, dict | None]]:
+RunPage = tuple[str, RunRecord | None]  # a page's docname and its record (None: unreadable)
+
+
+def run_pages(task: Task, records: list[RunRecord], root: Path = ROOT) -> list[RunPage]:
     """The executed notebooks of a task in the book (docname, record or None), ordered by
-    profile, model, configuration and seed."""
+    profile, model, configuration and seed (pages without a record first)."""
     folder = root / RUNS.relative_to(ROOT) / task.name
     by_page = {
-        run_page(r, root): r
-        for r in records
-        if r["task"] == task.name and r.get("status") == "succeeded"
+        run_page(r, root): r for r in records if r.task == task.name and r.outcome is not None
     }
     pages = []
     for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
         docname = path.relative_to(root).with_suffix("").as_posix()
         pages.append((docname, by_page.get(docname)))
 
-    def order(item):
-        record = item[1] or {}
-        return (
-            record.get("profile") == "smoke",
-            record.get("profile", ""),
-            record.get("model", ""),
-            record.get("config", ""),
-            record.get("seed", 0),
-            item[0],
-        )
+    def order(item: RunPage) -> tuple:
+        docname, r = item
+        if r is None:
+            return (False, "", "", "", 0, docname)
+        return (r.profile == "smoke", r.profile, r.model, r.config, r.seed, docname)
 
     return sorted(pages, key=order)
 
 
-def landing_page(task: Task, records: list[dict], rows, published, root: Path = ROOT) -> str:
+def landing_page(task: Task, records: list[RunRecord], rows, published, root: Path = ROOT) -> str:
     """A task's landing page: what it measures, its metrics, its results, its runs by model."""
     page = task_page(task)
     metrics = "; ".join(f"{m.label} (`{m.key}`)" for m in task.metrics)
@@ -215,31 +211,22 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
         "## Runs\n",
     ]
     pages = run_pages(task, records, root)
-    unfinished = [
-        r
-        for r in records
-        if r["task"] == task.name and r.get("status") in ("failed", "interrupted")
-    ]
+    unfinished = [r for r in records if r.task == task.name and r.outcome is None]
     if not pages and not unfinished:
         text.append(
             f"No run of this task yet: `kluebook run --tasks {task.name}` executes its notebook.\n"
         )
-    groups: dict[tuple, list] = defaultdict(list)
+    groups: dict[tuple, list[tuple[str | None, RunRecord | None]]] = defaultdict(list)
     for docname, record in pages:
-        record = record or {}
-        key = (
-            record.get("model", "unrecorded"),
-            record.get("profile", ""),
-            record.get("config", "default"),
-        )
+        key = (record.model, record.profile, record.config) if record else ("unrecorded", "", "")
         groups[key].append((docname, record))
     for record in unfinished:
-        groups[(record["model"], record["profile"], record.get("config", "default"))].append(
-            (None, record)
-        )
+        groups[(record.model, record.profile, record.config)].append((None, record))
     for (model, profile, config), items in groups.items():
         if profile:
-            recipe = "the profile's recipe" if config == "default" else config.replace(",", ", ")
+            recipe = (
+                "the profile's recipe" if config == DEFAULT_CONFIG else config.replace(",", ", ")
+            )
             where = f"{profile} profile, {recipe}"
         else:
             where = (
@@ -248,17 +235,21 @@ def landing_page(task: Task, records: list[dict], rows, published, root: Path = 
             )
         text.append(f"### {model}\n\n*{where}*\n")
         for docname, record in items:
-            seed = f"seed {record['seed']}" if "seed" in record else docname.rsplit("/", 1)[-1]
-            if docname is None:
-                error = record.get("error", "no error recorded")
-                text.append(f"- {seed}: **{record['status']}**, {error}")
+            if record is None:
+                text.append(f"- {{doc}}`{docname.rsplit('/', 1)[-1]} </{docname}>`")
                 continue
+            seed = f"seed {record.seed}"
+            if record.outcome is None:
+                error = record.error or "no error recorded"
+                text.append(f"- {seed}: **{record.status}**, {error}")
+                continue
+            metrics = record.outcome.metrics
             scores = ", ".join(
-                f"{m.label} {record['metrics'][m.key]:.2f}"
+                f"{m.label} {metrics[m.key]:.2f}"
                 for m in task.metrics
-                if (record.get("metrics") or {}).get(m.key) is not None
+                if metrics.get(m.key) is not None
             )
-            wall = f" · {record['wall_time_s']:,.0f} s" if record.get("wall_time_s") else ""
+            wall = f" · {record.wall_time_s:,.0f} s" if record.wall_time_s else ""
             text.append(f"- {{doc}}`{seed} </{docname}>`" + (f": {scores}{wall}" if scores else ""))
         text.append("")
     return "\n".join(text) + "\n"
@@ -268,7 +259,7 @@ TASKS_GLOB = f"{GENERATED.relative_to(ROOT).as_posix()}/tasks/*"
 METHODS_GLOB = f"{GENERATED.relative_to(ROOT).as_posix()}/methods/*"
 
 
-def table_of_contents(tasks: list[Task], records: list[dict], root: Path = ROOT) -> dict:
+def table_of_contents(tasks: list[Task], records: list[RunRecord], root: Path = ROOT) -> dict:
     """_toc.yml with its task and methods globs spelled out in the registry's order, and each
     task's runs as sections of its landing page."""
     with open(root / "_toc.yml", encoding="utf-8") as handle:
@@ -303,7 +294,7 @@ def table_of_contents(tasks: list[Task], records: list[dict], root: Path = ROOT)
     return toc
 
 
-def write_pages(out_dir: Path, records: list[dict]) -> list[Path]:
+def write_pages(out_dir: Path, records: list[RunRecord]) -> list[Path]:
     """Write the registry pages of the book, the task landing pages and the table of contents
     from the run records; return their paths."""
     tasks = list(all_tasks().values())

@@ -33,6 +33,7 @@ from kluebook import __version__
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
 from kluebook.paths import CHECKOUT, RESULTS, ROOT, scrub
+from kluebook.repository import without_install_address
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -134,7 +135,7 @@ def library_versions() -> dict[str, str]:
 
 
 def device_description() -> str:
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
 
     if torch.cuda.is_available():
         return f"cuda: {torch.cuda.get_device_name(0)}"
@@ -250,9 +251,7 @@ def cells_code(notebook_text: str) -> str:
     """The source of a notebook's cells, without outputs or metadata, and without the address
     its first cell installs kluebook from where it is missing (a fork that sets its own
     repository address runs the same code)."""
-    import nbformat
-
-    from kluebook.repository import without_install_address
+    import nbformat  # lazy: slow to import, and most commands read no notebook
 
     notebook = nbformat.reads(notebook_text, as_version=4)
     cells = (f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
@@ -325,14 +324,12 @@ def current_code(task) -> dict:
     }
 
 
-def stale_inputs(record: dict, current: dict | None) -> list[str]:
+def stale_inputs(record: "RunRecord", current: dict | None) -> list[str]:
     """The code inputs that changed since a record was made, in words; [] for a current one
     (`current` is `current_code` of its task, None for a task that is gone)."""
-    if "inputs" not in record:
-        return []
     if current is None:
         return ["task"]
-    return Inputs.model_validate(record["inputs"]).changed(current, CODE_INPUTS)
+    return record.inputs.changed(current, CODE_INPUTS)
 
 
 def now() -> str:
@@ -352,22 +349,39 @@ class Bootstrap(BaseModel):
     unit: str
 
 
+class Checkpoint(BaseModel):
+    """A dev evaluation of the training: its step and epoch, then the task's metrics (named as
+    the task names them)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, float]
+
+    step: int | None = None
+    epoch: float | None = None
+
+
+class Gpu(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    cuda_visible_device: str  # as the machine numbers it
+    name: str
+
+
 class Outcome(BaseModel):
     """What a notebook hands over when it finishes (`notebook.finish_run`, outcome.json)."""
 
     model_config = ConfigDict(extra="forbid")
 
     model_revision: str
-    recipe: dict[str, Any]
+    recipe: dict[str, Any]  # the recipe as it resolved for the run, parameter by parameter
     deviations: list[str] = []
     metrics: dict[str, float | None]
-    best_checkpoint: dict[str, Any] = {}
-    last_checkpoint: dict[str, Any] = {}
-    counts: dict[str, Any] = {}
+    best_checkpoint: Checkpoint = Checkpoint()
+    last_checkpoint: Checkpoint = Checkpoint()
+    counts: dict[str, int] = {}  # examples (or windows, turns) per split, as the task counts
     data_checksum: str
     libraries: dict[str, str] = {}
     device: str = ""
-    devices: list[Any] | None = None  # the GPUs the run saw and used
+    devices: list[Gpu] | None = None  # the GPUs the run saw and used
     started_at: str | None = None
     notebook_wall_time_s: float | None = None
     kernel_cpu_s: float | None = None
@@ -378,11 +392,18 @@ class Outcome(BaseModel):
     bootstrap: Bootstrap | None = None
 
 
+# The configuration of a run made with its profile's recipe (no sweep, no --set).
+DEFAULT_CONFIG = "default"
+
+
 class RunRecord(BaseModel):
     """A run record: the facts of the run, then its `Outcome` (a run that succeeded) or its
-    error (a run that failed or was interrupted). The outcome's fields sit beside the facts."""
+    error (a run that failed or was interrupted).
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    In the file the outcome's fields sit beside the facts (`as_dict`, the layout records have
+    always had); reading nests them again."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     schema_version: Literal[2] = Field(RECORD_SCHEMA, alias="schema")
     status: Literal["succeeded", "failed", "interrupted"]
@@ -392,7 +413,7 @@ class RunRecord(BaseModel):
     profile: str
     seed: int
     data_source: str
-    config: str = "default"
+    config: str = DEFAULT_CONFIG
     overrides: dict[str, Any] = {}
     parameters: dict[str, Any]
     fingerprint: str
@@ -402,29 +423,70 @@ class RunRecord(BaseModel):
     wall_time_s: float
     host: str = ""
     kernel_environment: dict[str, str] = {}
-    devices: list[Any] | None = None  # the GPUs the run saw and used, where the runner knows
     notebook: str | None = None  # the run's page in the book
     executed: str | None = None  # the executed notebook the page is rendered from
     predictions: str | None = None
     failed_notebook: str | None = None  # how far a failed run got
     error: str | None = None
     traceback: str | None = None
+    outcome: Outcome | None = None  # a run that succeeded has one, no other has
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest_outcome(cls, data: Any) -> Any:
+        """The outcome's fields, beside the facts in a file, as the record's `outcome`."""
+        if not isinstance(data, dict) or "outcome" in data:
+            return data
+        outcome = {k: v for k, v in data.items() if k in Outcome.model_fields}
+        facts = {k: v for k, v in data.items() if k not in outcome}
+        if data.get("status") == "succeeded":
+            return {**facts, "outcome": outcome}
+        if outcome:
+            status = data.get("status")
+            raise ValueError(f"a {status} run has no outcome, yet has {', '.join(outcome)}")
+        return facts
 
     @model_validator(mode="after")
     def _outcome_or_error(self):
-        outcome = self.model_extra or {}
-        if self.status == "succeeded":
-            Outcome.model_validate(outcome)
-        elif outcome:
-            raise ValueError(f"a {self.status} run has no outcome, yet has {', '.join(outcome)}")
-        elif not self.error:
+        if self.status == "succeeded" and self.outcome is None:
+            raise ValueError("a succeeded run records its outcome")
+        if self.status != "succeeded" and self.outcome is not None:
+            raise ValueError(f"a {self.status} run has no outcome")
+        if self.status != "succeeded" and not self.error:
             raise ValueError(f"a {self.status} run records its error")
         if self.fingerprint != self.inputs.fingerprint:
             raise ValueError("the fingerprint is not that of the inputs")
         return self
 
+    @property
+    def dev_set(self) -> tuple[str | None, int | None]:
+        """What names the dev set the run scored: its data's checksum and its dev limit."""
+        checksum = self.outcome.data_checksum if self.outcome else None
+        return checksum, self.parameters.get("dev_limit")
+
+    @property
+    def is_default_config(self) -> bool:
+        """Whether the run used its profile's recipe (no sweep label, no --set)."""
+        return self.config == DEFAULT_CONFIG
+
     def as_dict(self) -> dict:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        """The record as its file holds it: the facts, then the outcome's fields, the GPUs
+        among the facts, None left out."""
+        flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"outcome"})
+        if self.outcome is not None:
+            flat.update(self.outcome.model_dump(mode="json", exclude_none=True))
+        return {k: flat[k] for k in sorted(flat, key=_FILE_LAYOUT.index)}
+
+
+def _file_layout() -> list[str]:
+    facts = [f.alias or name for name, f in RunRecord.model_fields.items() if name != "outcome"]
+    at = facts.index("kernel_environment") + 1
+    outcome = [name for name in Outcome.model_fields if name != "devices"]
+    return [*facts[:at], "devices", *facts[at:], *outcome]
+
+
+# The order of a record file's fields (`RunRecord.as_dict`), as records have always been written.
+_FILE_LAYOUT = _file_layout()
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:
@@ -470,8 +532,9 @@ def run_record(
         **facts,
     }
     if failure is None:
-        outcome = Outcome.model_validate(outcome or {}).model_dump(mode="json", exclude_none=True)
-        return RunRecord.model_validate({**record, **outcome, "status": "succeeded"})
+        return RunRecord.model_validate(
+            {**record, "outcome": Outcome.model_validate(outcome or {}), "status": "succeeded"}
+        )
     error, trace = failure
     failed = {"status": status, "error": error, "traceback": trace}
     return RunRecord.model_validate({**record, **failed})
@@ -485,21 +548,22 @@ def write_record(path: str | Path, record: RunRecord) -> None:
 def _reason(error: Exception) -> str:
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the record"
+        loc = first["loc"][1:] if first["loc"][:1] == ("outcome",) else first["loc"]  # as filed
+        where = ".".join(str(part) for part in loc) or "the record"
         more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
         return f"not a run record of schema {RECORD_SCHEMA}: {where}: {first['msg']}{more}"
     return str(error).split(": ", 1)[-1] if isinstance(error, KluebookError) else str(error)
 
 
-def parse_record(path: str | Path) -> dict:
+def parse_record(path: str | Path) -> RunRecord:
     """A record, validated; a KluebookError naming the file if it is not one."""
     try:
-        return RunRecord.model_validate(read_json(path)).as_dict()
+        return RunRecord.model_validate(read_json(path))
     except (KluebookError, ValidationError) as error:
         raise KluebookError(f"{path}: {_reason(error)}") from error
 
 
-def read_record(path: str | Path) -> dict | None:
+def read_record(path: str | Path) -> RunRecord | None:
     """A record, or None if there is none or it is unreadable (never taken for a result)."""
     try:
         return parse_record(path)
@@ -515,7 +579,7 @@ class Unreadable:
     reason: str
 
 
-def read_records(results: Path = RESULTS, warn=True) -> tuple[list[dict], list[Unreadable]]:
+def read_records(results: Path = RESULTS, warn=True) -> tuple[list[RunRecord], list[Unreadable]]:
     """Every record under results/, and the files there that are not readable records (each
     named in a one-line warning on stderr when `warn`)."""
     found, unreadable = [], []

@@ -7,25 +7,20 @@ import json
 from pathlib import Path
 
 from kluebook import result_figures
-from kluebook.aggregation import (
-    code_today,
-    published_rows,
-    published_scores,
-    reproduced_rows,
-    stale_reason,
-)
+from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.downloads import downloads
 from kluebook.json_files import write_text_if_changed
 from kluebook.model_index import write_model_index
 from kluebook.pages import write_pages
 from kluebook.paths import GENERATED, RESULTS, ROOT
-from kluebook.records import Unreadable, read_records
+from kluebook.pooling import code_today, stale_reason
+from kluebook.records import RunRecord, Unreadable, read_records
 from kluebook.results_page import build_contents, figure_path, render
 from kluebook.run_pages import render_page
 from kluebook.status_page import render_status
 from kluebook.tasks import all_tasks
 
-Loaded = tuple[list[dict], list[Unreadable]]
+Loaded = tuple[list[RunRecord], list[Unreadable]]
 
 
 def write_report(
@@ -55,14 +50,14 @@ def write_report(
     return paths
 
 
-def write_run_pages(records: list[dict], root: Path = ROOT) -> list[Path]:
+def write_run_pages(records: list[RunRecord], root: Path = ROOT) -> list[Path]:
     """The page of every succeeded run, rendered again from its record and executed notebook
     (a stale one says what changed since); a run of a task that is not here keeps its page."""
     today = code_today(records)
     tasks = all_tasks()
     pages = []
     for record in records:
-        if record["status"] == "succeeded" and record["task"] in tasks:
+        if record.outcome is not None and record.task in tasks:
             page = render_page(record, root, stale_reason(record, today))
             pages += [page] if page else []
     return pages

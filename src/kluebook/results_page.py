@@ -3,7 +3,7 @@ published numbers, a figure per task, the downloads and the failed runs."""
 
 from pathlib import Path
 
-from kluebook.aggregation import published_rows, published_scores, reproduced_rows, run_key
+from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.downloads import downloads_markdown
 from kluebook.klue_table import (
     KLUE_BASELINE,
@@ -15,10 +15,12 @@ from kluebook.klue_table import (
 )
 from kluebook.links import RESULTS_PAGE, STATUS_PAGE
 from kluebook.paths import GENERATED, ROOT
+from kluebook.pooling import run_key
+from kluebook.records import RunRecord
 from kluebook.tasks import Task, all_tasks
 
 
-def render(records: list[dict], root: Path = ROOT) -> str:
+def render(records: list[RunRecord], root: Path = ROOT) -> str:
     """The generated part of the results page (MyST Markdown with HTML tables)."""
     tasks = list(all_tasks().values())
     rows = reproduced_rows(records, root)
@@ -54,12 +56,12 @@ def render(records: list[dict], root: Path = ROOT) -> str:
         "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
         downloads_markdown(rows),
     ]
-    failed = [r for r in records if r.get("status") in ("failed", "interrupted")]
+    failed = [r for r in records if r.status in ("failed", "interrupted")]
     if failed:
-        kept = {run_key(r) for r in records if r.get("status") == "succeeded"}
+        kept = {run_key(r) for r in records if r.status == "succeeded"}
         items = "\n".join(
-            f"- {r['task']} · `{r['model']}` · {r['profile']} · {r.get('config', 'default')} · "
-            f"seed {r['seed']}: {r.get('error', 'no error recorded')}"
+            f"- {r.task} · `{r.model}` · {r.profile} · {r.config} · "
+            f"seed {r.seed}: {r.error or 'no error recorded'}"
             + ("; its last good result stays in the table" if run_key(r) in kept else "")
             for r in failed
         )
@@ -71,7 +73,7 @@ def render(records: list[dict], root: Path = ROOT) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def build_contents(records: list[dict], root: Path = ROOT) -> str:
+def build_contents(records: list[RunRecord], root: Path = ROOT) -> str:
     """One paragraph for the front page: which profiles, checkpoints and splits this build's
     runs are of (or that it has none)."""
     rows = reproduced_rows(records, root)
@@ -81,7 +83,7 @@ def build_contents(records: list[dict], root: Path = ROOT) -> str:
     for profile in sorted({r.profile for r in rows}, key=lambda p: (p == "smoke", p)):
         mine = [r for r in rows if r.profile == profile]
         items = ", ".join(
-            f"`{r.model}`{'' if r.config == 'default' else f' ({r.config})'} on {r.split}, "
+            f"`{r.model}`{'' if r.is_default_config else f' ({r.config})'} on {r.split}, "
             f"{seeds} seed{'s' if seeds > 1 else ''}"
             for r in mine
             for seeds in [max(len(c.values) for c in r.cells.values())]

@@ -22,9 +22,12 @@ import nbformat
 import papermill
 
 from kluebook import records
+from kluebook.aggregation import SOURCE_SPLITS
 from kluebook.json_files import write_text_if_changed
 from kluebook.myst import list_table
 from kluebook.paths import ROOT, scrub
+from kluebook.recipes import resolve_recipe
+from kluebook.records import RunRecord
 from kluebook.uncertainty import scores_text
 
 # Outputs that are progress or widget state, not results.
@@ -92,17 +95,20 @@ def _code(value) -> str:
     return f"`{text}`"
 
 
-def parameters_table(spec) -> str:
+def parameters_table(spec, record: RunRecord | None = None, notebook: Path | None = None) -> str:
     """This run's parameters beside the notebook's defaults and their help text: the value each
-    had in the run, a recipe parameter left at None as the value its recipe resolved to."""
-    from kluebook.recipes import resolve_recipe
+    had in the run, a recipe parameter left at None as the value its recipe resolved to.
 
-    declared = papermill.inspect_notebook(str(spec.task.notebook_path))
-    used = spec.parameters()
-    recipe_names = resolve_recipe(spec.task, spec.model, spec.profile, {}).as_dict()
-    recipe = resolve_recipe(
-        spec.task, spec.model, spec.profile, {k: v for k, v in used.items() if k in recipe_names}
-    ).as_dict()
+    A run with a `record` shows what it holds (its parameters, its resolved recipe) and the
+    defaults of the `notebook` it executed, so a stale run's page never shows today's."""
+    declared = papermill.inspect_notebook(str(notebook or spec.task.notebook_path))
+    if record is not None and record.outcome is not None:
+        used, recipe = record.parameters, record.outcome.recipe
+    else:
+        used = spec.parameters()
+        recipe_names = resolve_recipe(spec.task, spec.model, spec.profile, {}).as_dict()
+        asked = {k: v for k, v in used.items() if k in recipe_names}
+        recipe = resolve_recipe(spec.task, spec.model, spec.profile, asked).as_dict()
     rows = []
     for name, info in declared.items():
         default = info.get("default") or ""
@@ -159,76 +165,74 @@ def _number(value, unit: str = "", digits: int = 1) -> str:
     return f"{value:,.{digits}f}{unit}"
 
 
-def switches_text(spec, record: dict) -> str:
+def switches_text(spec, outcome: records.Outcome) -> str:
     """The switches this run left the official behaviour on, with the official values."""
-    from kluebook.recipes import resolve_recipe
-
-    recipe = record.get("recipe") or {}
+    recipe = outcome.recipe
     official = resolve_recipe(spec.task, spec.model, "paper", {}).switches()
     changed = [
         f"`{name}` {recipe[name]} (official: {value})"
         for name, value in official.items()
         if name in recipe and recipe[name] != value
     ]
-    changed += record.get("deviations") or []
+    changed += outcome.deviations
     listed = "; ".join(changed) if changed else "none: the official behaviour throughout"
     return f"{listed} ({{ref}}`deviations`)"
 
 
-def card(spec, record: dict) -> str:
+def card(spec, record: RunRecord) -> str:
     """The run card: what the run is, what it ran on, and how to run it again."""
-    task = spec.task
+    task, outcome = spec.task, record.outcome
     scores = scores_text(task, record)  # each metric with its 95% bootstrap interval
-    best, last = record.get("best_checkpoint") or {}, record.get("last_checkpoint") or {}
+    best, last = outcome.best_checkpoint, outcome.last_checkpoint
     checkpoint = (
-        f" (best dev checkpoint: step {best['step']} of {last['step']})"
-        if "step" in best and "step" in last
+        f" (best dev checkpoint: step {best.step} of {last.step})"
+        if best.step is not None and last.step is not None
         else ""
     )
-    libraries = " · ".join(f"{k} {v}" for k, v in (record.get("libraries") or {}).items())
-    counts = record.get("counts") or {}
-    epochs = (record.get("recipe") or {}).get("epochs")
-    speed = record.get("train_examples_per_second")
+    libraries = " · ".join(f"{k} {v}" for k, v in outcome.libraries.items())
+    counts = outcome.counts
+    epochs = outcome.recipe.get("epochs")
+    speed = outcome.train_examples_per_second
     throughput = (
         f"{speed:,.1f} training examples/s ({counts.get('train', 0):,} examples × {epochs} "
-        f"epochs over {record.get('notebook_wall_time_s')} s of notebook time, loading and "
+        f"epochs over {outcome.notebook_wall_time_s} s of notebook time, loading and "
         "evaluation included)"
         if speed is not None
         else "not recorded"
     )
-    memory = _number(record.get("peak_memory_mb"), " MB", 0)
-    if record.get("peak_memory_mb") is not None:
+    memory = _number(outcome.peak_memory_mb, " MB", 0)
+    if outcome.peak_memory_mb is not None:
         memory += " resident (the notebook's kernel)"
-    if record.get("peak_gpu_memory_mb") is not None:
-        memory += f"; {record['peak_gpu_memory_mb']:,.0f} MB allocated on the GPU"
-    commit = record.get("git_commit") or "unknown"
+    if outcome.peak_gpu_memory_mb is not None:
+        memory += f"; {outcome.peak_gpu_memory_mb:,.0f} MB allocated on the GPU"
+    commit = record.git_commit or "unknown"
     rows = [
         (
             "Task",
             f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
         ),
         ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
-        ("Model", f"`{records.model_id(spec.model)}`, revision `{record.get('model_revision')}`"),
+        ("Model", f"`{records.model_id(spec.model)}`, revision `{outcome.model_revision}`"),
         ("Profile · seed", f"{spec.profile} · {spec.seed}"),
         ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
-        ("Switches off the official code", switches_text(spec, record)),
+        ("Switches off the official code", switches_text(spec, outcome)),
         (
             "Data",
-            f"{record.get('data_source')}; "
-            + ", ".join(f"{k} {v:,}" for k, v in counts.items() if isinstance(v, int))
-            + f"; checksum `{record.get('data_checksum')}`",
+            f"{record.data_source}; "
+            + ", ".join(f"{k} {v:,}" for k, v in counts.items())
+            + f"; checksum `{outcome.data_checksum}`",
         ),
-        ("Device", str(record.get("device", "not recorded"))),
+        ("Device", outcome.device),
         (
             "Wall time",
-            f"{_number(record.get('wall_time_s'), ' s')} for the run, "
-            f"{_number(record.get('notebook_wall_time_s'), ' s')} in the notebook",
+            f"{_number(record.wall_time_s, ' s')} for the run, "
+            f"{_number(outcome.notebook_wall_time_s, ' s')} in the notebook",
         ),
         ("Peak memory", memory),
         ("Throughput", throughput),
         ("Libraries", libraries or "not recorded"),
         ("Commit", f"`{commit}`"),
-        ("Finished", str(record.get("finished_at", "not recorded"))),
+        ("Finished", record.finished_at),
     ]
     return (
         "## Run card\n\n"
@@ -238,22 +242,20 @@ def card(spec, record: dict) -> str:
     )
 
 
-def summary_card(spec, record: dict) -> str:
+def summary_card(spec, record: RunRecord) -> str:
     """The short card at the top of a run page: model, profile, data and split, the dev scores,
     wall time and commit (the full card is at the end)."""
-    from kluebook.aggregation import SOURCE_SPLITS
-
-    metrics = record.get("metrics") or {}
+    metrics = record.outcome.metrics
     scores = ", ".join(
         f"{m.label} {metrics[m.key]:.2f}"
         for m in spec.task.metrics
         if metrics.get(m.key) is not None
     )
-    dev = (record.get("counts") or {}).get("dev")
+    dev = record.outcome.counts.get("dev")
     split = SOURCE_SPLITS.get(spec.data_source, spec.data_source)
     data = f"{spec.data_source} data, {split}" + (f", {dev:,} examples" if dev else "")
-    wall = _number(record.get("wall_time_s"), " s", 0)
-    commit = f"`{(record.get('git_commit') or 'unknown')[:12]}`"
+    wall = _number(record.wall_time_s, " s", 0)
+    commit = f"`{(record.git_commit or 'unknown')[:12]}`"
     rows = [
         ["Model", f"`{display_path(spec.model)}`"],
         ["Profile", spec.profile],
@@ -337,9 +339,12 @@ def clean_notebook(executed: bytes, spec) -> str:
     return text
 
 
-def make_page(notebook, spec, record: dict | None = None, stale: str = ""):
-    """Turn an executed notebook (in place) into the run's page; return it. `stale` names the
-    inputs that changed since the run, for a run whose numbers are no longer current."""
+def make_page(
+    notebook, spec, record: RunRecord | None = None, stale: str = "", executed: Path | None = None
+):
+    """Turn an executed notebook (in place, read from `executed`) into the run's page; return
+    it. `stale` names the inputs that changed since the run, for a run whose numbers are no
+    longer current."""
     clean(notebook, spec)
     heading_index = next(
         (
@@ -371,7 +376,7 @@ def make_page(notebook, spec, record: dict | None = None, stale: str = ""):
         f"This page is one executed run of the {{ref}}`{spec.task.title} <task-{spec.task.name}>` "
         f"notebook. Its scores are in the {{doc}}`results table </book/results>`; how the task is "
         f"trained and scored is on its {{ref}}`methods page <methods-{spec.task.name}>`.\n\n"
-        f"**Parameters of this run**\n\n{parameters_table(spec)}\n"
+        f"**Parameters of this run**\n\n{parameters_table(spec, record, executed)}\n"
     )
     notebook.cells.insert(heading_index + 1, nbformat.v4.new_markdown_cell(about))
     if record is not None:
@@ -379,16 +384,16 @@ def make_page(notebook, spec, record: dict | None = None, stale: str = ""):
     return notebook
 
 
-def render_page(record: dict, root: Path = ROOT, stale: str = "") -> Path | None:
+def render_page(record: RunRecord, root: Path = ROOT, stale: str = "") -> Path | None:
     """Write the page of a succeeded run from its record and kept executed notebook (see
     `make_page`); return its path, or None when the notebook is not there."""
-    from kluebook.runner import spec_of
+    from kluebook.runner import spec_of  # runner stores a run and renders its page: a circle
 
-    executed = root / record.get("executed", "")
-    if not record.get("executed") or not executed.is_file():
+    if not record.executed or not (root / record.executed).is_file():
         return None
+    executed = root / record.executed
     notebook = nbformat.read(executed, as_version=4)
-    page = root / record["notebook"]
-    make_page(notebook, spec_of(record), record, stale)
+    page = root / record.notebook
+    make_page(notebook, spec_of(record), record, stale, executed)
     write_text_if_changed(page, nbformat.writes(notebook))
     return page

@@ -323,8 +323,8 @@ def is_done(spec: RunSpec, fingerprint: str) -> bool:
     record = records.read_record(spec.record_path)
     return (
         record is not None
-        and record["status"] == "succeeded"
-        and record["fingerprint"] == fingerprint
+        and record.status == "succeeded"
+        and record.fingerprint == fingerprint
         and spec.executed_path.exists()
     )
 
@@ -335,12 +335,12 @@ class State:
 
     state: str
     why: str = ""
-    failure: dict | None = None  # the last attempt, when it failed after the last success
+    failure: records.RunRecord | None = None  # the last attempt, if it failed after the success
 
     def __str__(self) -> str:
         text = self.state + (f" ({self.why})" if self.why else "")
         if self.failure is not None and self.state in ("current", "stale", "unchecked"):
-            text += f"; the last attempt {self.failure['status']}: {self.failure['error']}"
+            text += f"; the last attempt {self.failure.status}: {self.failure.error}"
         return text
 
 
@@ -360,15 +360,15 @@ def run_state(spec: RunSpec) -> State:
         now, unavailable = None, str(error)
     if record is None:
         if failure is not None:
-            return State(failure["status"], failure["error"], failure)
+            return State(failure.status, failure.error, failure)
         return State("missing")
-    if failure is not None and failure["finished_at"] < record["finished_at"]:
+    if failure is not None and failure.finished_at < record.finished_at:
         failure = None  # an attempt that failed before the success
     if now is None:
         return State("unchecked", unavailable, failure)
-    if record["fingerprint"] == now.fingerprint and spec.executed_path.exists():
+    if record.fingerprint == now.fingerprint and spec.executed_path.exists():
         return State("current", failure=failure)
-    changed = records.Inputs.model_validate(record["inputs"]).changed(now)
+    changed = record.inputs.changed(now)
     why = ", ".join(changed) + " changed" if changed else "its executed notebook is missing"
     return State("stale", why, failure)
 
@@ -427,7 +427,7 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
     from kluebook.run_pages import clean_notebook, render_page
 
     facts = {
-        "config": spec.config or "default",
+        "config": spec.config or records.DEFAULT_CONFIG,
         "overrides": spec.extra,
         "host": products.host,
         "kernel_environment": products.kernel_env,
@@ -449,7 +449,7 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
     write_text_atomic(spec.executed_path, clean_notebook(products.executed, spec))
     records.write_record(spec.record_path, record)
     spec.failure_path.unlink(missing_ok=True)  # superseded by this success
-    render_page(record.as_dict())
+    render_page(record)
     return "succeeded"
 
 
@@ -471,7 +471,7 @@ def store_failure(
         products.finished,
         failure=(products.error, products.traceback),
         status=status,
-        config=spec.config or "default",
+        config=spec.config or records.DEFAULT_CONFIG,
         overrides=spec.extra,
         host=products.host,
         **files,
@@ -485,24 +485,24 @@ def _relative(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def spec_of(record: dict) -> RunSpec:
+def spec_of(record: records.RunRecord) -> RunSpec:
     """The run a record was made by, its model named by id: to name its files and render its
     page without its data on this machine."""
-    defaults = load_matrix(record["profile"])
+    defaults = load_matrix(record.profile)
     spec = RunSpec(
-        task=get_task(record["task"]),
-        model=record["model"],
-        seed=record["seed"],
-        profile=record["profile"],
-        data_source=record["data_source"],
-        data_dir=str(record["parameters"].get("data_dir") or ""),
-        extra=record.get("overrides") or {},
+        task=get_task(record.task),
+        model=record.model,
+        seed=record.seed,
+        profile=record.profile,
+        data_source=record.data_source,
+        data_dir=str(record.parameters.get("data_dir") or ""),
+        extra=record.overrides,
         default_data=(defaults["data_source"], str(defaults.get("data_dir") or "")),
-        model_revision=record["parameters"].get("model_revision", ""),
-        data_revision=record["parameters"].get("data_revision", ""),
+        model_revision=record.parameters.get("model_revision", ""),
+        data_revision=record.parameters.get("data_revision", ""),
     )
     # The configuration as the run named it (it may name data that are not here).
-    spec.__dict__["config"] = "" if record["config"] == "default" else record["config"]
+    spec.__dict__["config"] = "" if record.is_default_config else record.config
     return spec
 
 
@@ -574,8 +574,9 @@ def _run_at_once(specs, force, executor, summary) -> None:
 def _detail(spec: RunSpec, outcome: str) -> str:
     if outcome != "failed":
         return ""
-    failure = records.read_record(spec.failure_path) or {"error": "its record is unreadable"}
+    failure = records.read_record(spec.failure_path)
+    error = failure.error if failure else "its record is unreadable"
     kept = records.read_record(spec.record_path)
     if kept is None:
-        return f": {failure['error']}"
-    return f": {failure['error']} (the result of {kept['finished_at'][:10]} is kept)"
+        return f": {error}"
+    return f": {error} (the result of {kept.finished_at[:10]} is kept)"

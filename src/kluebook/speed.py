@@ -33,7 +33,7 @@ def deviations(recipe) -> list[str]:
 
 def apply(args, recipe, model):
     """Apply the recipe's speed switches to the model and the TrainingArguments; return these."""
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
 
     if torch.cuda.is_available():  # TF32 exists on CUDA GPUs only; off is the official value
         torch.backends.cuda.matmul.allow_tf32 = bool(recipe.tf32)
@@ -51,7 +51,7 @@ def apply(args, recipe, model):
 
 def set_attention(model, implementation: str) -> None:
     """Set the attention of every Hugging Face model inside `model` (task models wrap one)."""
-    from transformers import PreTrainedModel
+    from transformers import PreTrainedModel  # lazy: seconds to import
 
     done = set()
     for module in model.modules():

@@ -5,11 +5,12 @@ one leaves in place; and the files under results/ that are not readable records.
 from collections import defaultdict
 from pathlib import Path
 
-from kluebook.aggregation import code_today, record_order, run_key, stale_reason
+from kluebook.aggregation import record_order
 from kluebook.links import run_page
 from kluebook.myst import list_table
 from kluebook.paths import ROOT
-from kluebook.records import Unreadable
+from kluebook.pooling import code_today, run_key, stale_reason
+from kluebook.records import RunRecord, Unreadable
 from kluebook.tasks import all_tasks
 
 
@@ -22,7 +23,9 @@ def unreadable_section(unreadable: list[Unreadable]) -> str:
     )
 
 
-def render_status(records: list[dict], root: Path = ROOT, unreadable: list[Unreadable] = ()) -> str:
+def render_status(
+    records: list[RunRecord], root: Path = ROOT, unreadable: list[Unreadable] = ()
+) -> str:
     """Every run, by task: a link to its page (or its error), outcome, time, machine, commit;
     then the unreadable files."""
     if not records:
@@ -31,43 +34,42 @@ def render_status(records: list[dict], root: Path = ROOT, unreadable: list[Unrea
         )
     tasks = all_tasks()
     today = code_today(records)
-    kept = {run_key(r): r for r in records if r["status"] == "succeeded"}
+    kept = {run_key(r): r for r in records if r.status == "succeeded"}
     parts = [unreadable_section(unreadable)] if unreadable else []
-    by_task: dict[str, list[dict]] = defaultdict(list)
+    by_task: dict[str, list[RunRecord]] = defaultdict(list)
     for record in sorted(records, key=record_order):
-        by_task[record["task"]].append(record)
+        by_task[record.task].append(record)
     for name, mine in by_task.items():
         title = tasks[name].title if name in tasks else name
         rows, errors = [], []
         for r in mine:
-            config = "" if r.get("config", "default") == "default" else f" · {r['config']}"
-            text = f"{r['model']} · {r['profile']}{config} · seed {r['seed']}"
+            config = "" if r.is_default_config else f" · {r.config}"
+            text = f"{r.model} · {r.profile}{config} · seed {r.seed}"
             page = run_page(r, root)
             run = f"{{doc}}`{role_text(text)} </{page}>`" if page else text
-            status = r["status"]
+            status = r.status
             if status in ("failed", "interrupted"):
-                error = r.get("error", "no error recorded")
+                error = r.error or "no error recorded"
                 good = kept.get(run_key(r))
                 if good is not None:
-                    error += f" (its result of {good['finished_at'][:10]} stays in the book)"
+                    error += f" (its result of {good.finished_at[:10]} stays in the book)"
                 errors.append(f"- {text}: {error}")
                 status = f"**{status}** (below)"
             elif stale_reason(r, today):
                 status = f"**stale**: {stale_reason(r, today)} changed"
-            wall = f"{r['wall_time_s']:,.0f} s" if r.get("wall_time_s") is not None else "—"
-            finished = (r.get("finished_at") or "—").replace("T", " ")[:16]
-            commit = f"`{(r.get('git_commit') or 'unknown')[:12]}`"
-            rows.append([run, status, wall, finished, str(r.get("device", "—")), commit])
+            wall = f"{r.wall_time_s:,.0f} s"
+            finished = r.finished_at.replace("T", " ")[:16]
+            commit = f"`{(r.git_commit or 'unknown')[:12]}`"
+            device = r.outcome.device if r.outcome else "—"
+            rows.append([run, status, wall, finished, device, commit])
         header = ["run", "status", "wall time", "finished", "device", "commit"]
         text = f"## {title}\n\n" + list_table(header, rows, [34, 13, 9, 14, 16, 14])
         if errors:
             text += "\nErrors of the failed runs:\n\n" + "\n".join(errors)
         parts.append(text)
-    newest = max(
-        (r for r in records if "libraries" in r), key=lambda r: r["finished_at"], default=None
-    )
+    newest = max((r for r in records if r.outcome), key=lambda r: r.finished_at, default=None)
     if newest:
-        versions = ", ".join(f"{k} {v}" for k, v in newest["libraries"].items())
+        versions = ", ".join(f"{k} {v}" for k, v in newest.outcome.libraries.items())
         parts.append(f"Library versions of the most recent run: {versions}.")
     return "\n\n".join(parts) + "\n"
 

@@ -50,7 +50,7 @@ def wordpiece_vocabulary(texts: Iterable[str], vocab_size: int = 2000) -> list[s
     the characters, bare and as continuations, sorted, then the merged tokens in the order
     they were learned.
     """
-    from tokenizers import normalizers, pre_tokenizers
+    from tokenizers import normalizers, pre_tokenizers  # lazy: only a new vocabulary needs it
 
     normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
     pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -122,7 +122,7 @@ def train_wordpiece_tokenizer(
 ) -> "BertTokenizer":
     """A BertTokenizer whose WordPiece vocabulary is learned from `texts`
     (`wordpiece_vocabulary`)."""
-    from transformers import BertTokenizer
+    from transformers import BertTokenizer  # lazy: seconds to import
 
     vocab = {token: index for index, token in enumerate(wordpiece_vocabulary(texts, vocab_size))}
     tokenizer = BertTokenizer(vocab=vocab, do_lower_case=False)
@@ -139,7 +139,7 @@ def build_tiny_model(
     `embedding_std`: draw the word, position and token-type tables from N(0, embedding_std)
     instead of the transformers default N(0, 0.02).
     """
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
     from transformers import RobertaConfig, RobertaModel
 
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
@@ -183,7 +183,7 @@ def build_tiny_model(
 
 def _widen_embeddings(embeddings, std: float) -> None:
     """Redraw the embedding tables from N(0, std), padding rows kept at zero."""
-    import torch
+    import torch  # lazy: torch takes seconds to import, and most commands never need it
 
     with torch.no_grad():
         for table in (
@@ -198,7 +198,7 @@ def _widen_embeddings(embeddings, std: float) -> None:
 
 def uses_token_type_ids(model_name_or_path: str | Path) -> bool:
     """Whether the checkpoint takes segment ids: BERT-like yes, RoBERTa no (book/methods.md)."""
-    from transformers import AutoConfig
+    from transformers import AutoConfig  # lazy: seconds to import
 
     config = AutoConfig.from_pretrained(model_name_or_path)
     return config.model_type in {"bert", "xlnet", "electra"}

@@ -15,19 +15,22 @@ from kluebook import bootstrap
 from kluebook.compare import record_gold
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
+from kluebook.records import Interval, RunRecord
 from kluebook.scoring import index_predictions
 from kluebook.tasks import Task, get_task
 
 _SEED_REPLICATES: dict[tuple, list[dict] | None] = {}  # runs' files -> their resampled values
 
 
-def interval_text(interval: dict | None) -> str:
-    return f"{interval['low']:.2f}–{interval['high']:.2f}" if interval else ""
+def interval_text(interval: Interval | None) -> str:
+    return f"{interval.low:.2f}–{interval.high:.2f}" if interval else ""
 
 
-def scores_text(task: Task, record: dict) -> str:
+def scores_text(task: Task, record: RunRecord) -> str:
     """A run's dev scores, each with its 95% interval: `Macro F1 69.94 (95% CI 68.90–70.98)`."""
-    metrics, intervals = record.get("metrics") or {}, record.get("intervals") or {}
+    if record.outcome is None:
+        return ""
+    metrics, intervals = record.outcome.metrics, record.outcome.intervals or {}
     shown = []
     for metric in task.metrics:
         if metrics.get(metric.key) is None:
@@ -39,15 +42,15 @@ def scores_text(task: Task, record: dict) -> str:
     return ", ".join(shown)
 
 
-def _seed_replicates(task: Task, runs: list[dict], root: Path) -> list[dict] | None:
+def _seed_replicates(task: Task, runs: list[RunRecord], root: Path) -> list[dict] | None:
     """Each run's resampled metric values on its dev set, or None where a file is missing."""
-    key = (str(root), *((r.get("predictions"), r.get("fingerprint")) for r in runs))
+    key = (str(root), *((r.predictions, r.fingerprint) for r in runs))
     if key not in _SEED_REPLICATES:
         try:
             gold = record_gold(task, runs[0])
             found = []
             for run in runs:
-                rows = read_jsonl(root / run["predictions"])
+                rows = read_jsonl(root / run.predictions)
                 predictions = index_predictions(task, gold, rows)
                 found.append(bootstrap.replicates(task, gold, predictions))
         except (KluebookError, KeyError, OSError, TypeError):
@@ -56,7 +59,7 @@ def _seed_replicates(task: Task, runs: list[dict], root: Path) -> list[dict] | N
     return _SEED_REPLICATES[key]
 
 
-def attach_intervals(cells: dict, task_name: str, runs: list[dict], root: Path) -> None:
+def attach_intervals(cells: dict, task_name: str, runs: list[RunRecord], root: Path) -> None:
     """Give the cells of one task in one row their interval (`cell.interval`) and their runs'
     resampled values (`cell.seed_replicates`, for paired comparisons); `runs` are the runs the
     cells pool, by seed."""
@@ -64,19 +67,19 @@ def attach_intervals(cells: dict, task_name: str, runs: list[dict], root: Path) 
     for (task, metric), cell in cells.items():
         if task != task_name:
             continue
-        if len(runs) == 1 and metric in (runs[0].get("intervals") or {}):
-            cell.interval = runs[0]["intervals"][metric]
+        recorded = (runs[0].outcome.intervals or {}) if len(runs) == 1 else {}
+        if metric in recorded:
+            cell.interval = recorded[metric]
         if per_seed and metric in per_seed[0]:
             cell.seed_replicates = [values[metric] for values in per_seed]
             if len(runs) > 1:
-                pooled = bootstrap.pooled(cell.seed_replicates)
-                cell.interval = bootstrap.percentile_interval(pooled)
+                found = bootstrap.percentile_interval(bootstrap.pooled(cell.seed_replicates))
+                cell.interval = Interval.model_validate(found) if found else None
 
 
-def _comparable(runs: list[dict]) -> bool:
+def _comparable(runs: list[RunRecord]) -> bool:
     """Whether every run kept its predictions, all on one dev set (data and limit)."""
-    dev_sets = {(r.get("data_checksum"), r.get("parameters", {}).get("dev_limit")) for r in runs}
-    return len(dev_sets) == 1 and all(r.get("predictions") for r in runs)
+    return len({r.dev_set for r in runs}) == 1 and all(r.predictions for r in runs)
 
 
 def cell_title(cell) -> str:
@@ -123,17 +126,17 @@ def runner_up_ties(rows: list, marks: dict, cols: list) -> dict:
     return notes
 
 
-def resolution_text(task: Task, records: list[dict]) -> str:
+def resolution_text(task: Task, records: list[RunRecord]) -> str:
     """How large a difference the task's dev sets resolve: the median half-width of the runs'
     intervals per metric, for each data source and dev size the runs used."""
     widths: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
-        if record.get("task") != task.name or not record.get("intervals"):
+        if record.task != task.name or record.outcome is None or not record.outcome.intervals:
             continue
-        dev = (record.get("counts") or {}).get("dev")
-        for key, interval in record["intervals"].items():
-            half = (interval["high"] - interval["low"]) / 2
-            widths[(record["profile"], record["data_source"], dev)][key].append(half)
+        dev = record.outcome.counts.get("dev")
+        for key, interval in record.outcome.intervals.items():
+            half = (interval.high - interval.low) / 2
+            widths[(record.profile, record.data_source, dev)][key].append(half)
     unit = bootstrap.unit_name(task)
     if not widths:
         return (

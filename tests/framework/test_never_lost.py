@@ -80,11 +80,8 @@ def test_a_failed_rerun_after_a_code_change_keeps_the_result_its_page_and_predic
 def test_a_cell_pools_only_the_runs_made_by_the_current_code(tmp_path):
     current = [valid_record({"seed": s, "metrics": {"macro_f1": v}}) for s, v in [(1, 80), (2, 90)]]
     older = current[0].inputs.model_copy(update={"shared_code": "0" * 64})
-    stale = valid_record(
-        {"seed": 3, "metrics": {"macro_f1": 10.0}, "inputs": older.model_dump()}
-    ).as_dict()
-    records_ = [r.as_dict() for r in current] + [stale]
-    (row,) = aggregation.reproduced_rows(records_, tmp_path)
+    stale = valid_record({"seed": 3, "metrics": {"macro_f1": 10.0}, "inputs": older.model_dump()})
+    (row,) = aggregation.reproduced_rows([*current, stale], tmp_path)
     cell = row.cells[("ynat", "macro_f1")]
     assert (cell.values, cell.stale, cell.not_pooled) == ([80.0, 90.0], "", 1)
     (row,) = aggregation.reproduced_rows([stale], tmp_path)  # no current run: shown, stale
@@ -114,7 +111,8 @@ def test_a_cut_short_or_foreign_record_is_named_in_one_warning_and_listed(tmp_pa
 
 
 def test_a_record_is_one_schema_for_success_and_failure():
-    good = valid_record({"devices": ["cuda:0"], "metrics": {"macro_f1": 1.0}}).as_dict()
+    gpu = {"cuda_visible_device": "0", "name": "NVIDIA H100"}
+    good = valid_record({"devices": [gpu], "metrics": {"macro_f1": 1.0}}).as_dict()
     intervals = {"intervals": {"macro_f1": {"low": 0.5, "high": 1.5}}}
     bootstrap = {"bootstrap": {"resamples": 1000, "seed": 0, "unit": "example"}}
     assert records.RunRecord.model_validate({**good, **intervals, **bootstrap})

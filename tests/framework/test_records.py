@@ -1,10 +1,19 @@
-"""Run records keep no path of the machine that wrote them."""
+"""Run records: typed when read, written in the layout records have always had, and with no
+path of the machine that wrote them."""
 
 import json
 import sys
+from pathlib import Path
+
+import pytest
 
 from kluebook import records
+from kluebook.errors import KluebookError
 from kluebook.paths import ROOT
+
+# Records as the code before the typed model wrote them (commit 900e714): a paper run that
+# succeeded on a GPU, with intervals, and a failure of the same run.
+WRITTEN_BEFORE = Path(__file__).parent / "records"
 
 
 def test_a_failed_runs_error_and_traceback_name_no_folder_of_this_machine():
@@ -20,3 +29,43 @@ def test_a_failed_runs_error_and_traceback_name_no_folder_of_this_machine():
     assert "<python>/" in traceback  # the interpreter's library, without its folder
     for folder in (str(ROOT), sys.prefix, sys.base_prefix):
         assert folder not in traceback
+
+
+@pytest.mark.parametrize("name", ["succeeded", "failed"])
+def test_a_record_written_before_round_trips_byte_for_byte(tmp_path, name):
+    old = WRITTEN_BEFORE / f"{name}.json"
+    records.write_record(tmp_path / old.name, records.parse_record(old))
+    assert (tmp_path / old.name).read_bytes() == old.read_bytes()
+
+
+def test_a_record_in_the_flat_layout_is_read_as_the_model_with_its_outcome_typed(tmp_path):
+    found, unreadable = records.read_records(WRITTEN_BEFORE)
+    assert unreadable == []
+    failed, good = sorted(found, key=lambda r: r.status)
+    assert isinstance(good, records.RunRecord) and failed.outcome is None
+    assert failed.error == "OutOfMemoryError: CUDA out of memory"
+    outcome = good.outcome
+    assert outcome.metrics == {"macro_f1": 86.12, "undefined_metric": None}
+    assert outcome.intervals["macro_f1"] == records.Interval(low=85.5, high=86.8)
+    assert outcome.bootstrap.unit == "headline"
+    assert (outcome.best_checkpoint.step, outcome.last_checkpoint.step) == (800, 2000)
+    assert outcome.best_checkpoint.model_extra == {"macro_f1": 86.12}
+    assert outcome.counts == {"train": 45678, "dev": 9107}
+    assert outcome.devices == [records.Gpu(cuda_visible_device="3", name="NVIDIA H100 80GB HBM3")]
+    assert outcome.recipe["learning_rate"] == 5e-05 and outcome.deviations
+    assert good.config == "learning_rate=5e-05" and not good.is_default_config
+    assert good.dev_set == ("3" * 64, None)
+    assert records.read_record(WRITTEN_BEFORE / "succeeded.json") == good
+    data = json.loads((WRITTEN_BEFORE / "succeeded.json").read_text())
+    del data["config"], data["overrides"]  # a run of its profile's recipe may leave them out
+    assert records.RunRecord.model_validate(data).is_default_config
+
+
+def test_a_wrongly_typed_outcome_field_is_named_as_the_file_holds_it(tmp_path):
+    data = json.loads((WRITTEN_BEFORE / "succeeded.json").read_text())
+    data["counts"]["dev"] = "many"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(KluebookError, match=r"bad.json: not a run record of schema 2: counts.dev"):
+        records.parse_record(path)
+    assert records.read_record(path) is None

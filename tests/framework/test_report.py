@@ -113,7 +113,7 @@ def test_reproduced_rows_link_their_runs_and_show_their_gap_to_the_published_num
         paper(1, {"macro_f1": 70.0}, model="klue/bert-base"),
         paper(1, {"accuracy": 80.0}, task="nli"),
     ]
-    markdown = results_page.render(records, root=tmp_path)
+    markdown = results_page.render([valid_record(r) for r in records], root=tmp_path)
     reproduced = markdown.split('<tbody class="reproduced">')[1].split("</tbody>")[0]
     assert "Reproduced: paper profile, dev (KLUE v1.1)" in reproduced
     assert 'href="runs/ynat/paper-klue--roberta-base-seed1.html"' in reproduced
@@ -178,7 +178,8 @@ def test_the_status_page_links_every_run_and_lists_the_errors(tmp_path):
     (tmp_path / notebook).parent.mkdir(parents=True)
     (tmp_path / notebook).write_text("{}")
     failed = {**record(3, 0.0, "failed"), "metrics": None}
-    status = render_status([{**record(1, 80.0), "notebook": notebook}, failed], tmp_path)
+    runs = [valid_record({**record(1, 80.0), "notebook": notebook}), valid_record(failed)]
+    status = render_status(runs, tmp_path)
     assert "## Topic classification (YNAT)" in status
     assert "* - {doc}`kluebook/tiny-roberta · smoke · seed 1 </book/runs/ynat/smoke-" in status
     assert "* - kluebook/tiny-roberta · smoke · seed 3\n  - **failed** (below)\n" in status

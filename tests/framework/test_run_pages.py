@@ -7,8 +7,9 @@ from pathlib import Path
 
 import nbformat
 import yaml
+from conftest import valid_record
 
-from kluebook import aggregation, pages, run_pages, runner
+from kluebook import aggregation, pages, records, run_pages, runner
 from kluebook.paths import ROOT, scrub
 from kluebook.tasks import all_tasks
 
@@ -50,7 +51,7 @@ def executed_notebook():
     return notebook
 
 
-RECORD = {
+RECORD_FIELDS = {
     "metrics": {"macro_f1": 81.234},
     "best_checkpoint": {"step": 8},
     "last_checkpoint": {"step": 60},
@@ -68,11 +69,22 @@ RECORD = {
     "model_revision": "built locally: tiny",
     "finished_at": "2026-01-02T03:04:05+00:00",
 }
+RECORD = valid_record(RECORD_FIELDS)
+
+
+def record_of(run, **fields):
+    """A record of the run `run` (its parameters and configuration), holding RECORD_FIELDS."""
+    made = {
+        "parameters": records.portable_parameters(run.parameters()),
+        "overrides": run.extra,
+        "config": run.config or records.DEFAULT_CONFIG,
+    }
+    return valid_record({**RECORD_FIELDS, **made, **fields})
 
 
 def test_a_run_page_is_titled_and_clean_and_has_no_path_of_the_machine():
     run = spec(train_limit=300)
-    page = run_pages.make_page(executed_notebook(), run, RECORD)
+    page = run_pages.make_page(executed_notebook(), run, record_of(run))
     title = page.cells[0].source.splitlines()[0]
     assert (
         title
@@ -92,7 +104,7 @@ def test_a_run_page_is_titled_and_clean_and_has_no_path_of_the_machine():
 
 def test_a_run_page_ends_with_its_card_and_the_command_that_reproduces_it():
     run = spec(train_limit=300, learning_rate=0.002)
-    card = run_pages.make_page(executed_notebook(), run, RECORD).cells[-1].source
+    card = run_pages.make_page(executed_notebook(), run, record_of(run)).cells[-1].source
     assert card.startswith("## Run card")
     for expected in (
         "* - Dev scores\n  - Macro F1 81.23 (best dev checkpoint: step 8 of 60)",
@@ -168,30 +180,17 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
     folder = tmp_path / "book" / "runs" / "ynat"
     folder.mkdir(parents=True)
-    records = []
+    runs = []
     for seed in (2, 1):
         name = f"smoke-kluebook--tiny-roberta-seed{seed}"
         (folder / f"{name}.ipynb").write_text("{}")
-        records.append(
-            {
-                "task": "ynat",
-                "profile": "smoke",
-                "model": "kluebook/tiny-roberta",
-                "seed": seed,
-                "config": "default",
-                "status": "succeeded",
-                "metrics": {"macro_f1": 70.0 + seed},
-                "wall_time_s": 10.0,
-                "data_source": "generated",
-                "notebook": f"book/runs/ynat/{name}.ipynb",
-            }
-        )
-    failed = {**records[0], "seed": 3, "status": "failed", "error": "OSError: gone"}
-    records.append({k: v for k, v in failed.items() if k != "notebook"})
-    stopped = {**failed, "seed": 4, "status": "interrupted", "error": "interrupted (Ctrl-C)"}
-    records.append({k: v for k, v in stopped.items() if k != "notebook"})
+        fields = {"seed": seed, "metrics": {"macro_f1": 70.0 + seed}, "wall_time_s": 10.0}
+        runs.append(valid_record({**fields, "notebook": f"book/runs/ynat/{name}.ipynb"}))
+    runs.append(valid_record({"seed": 3, "status": "failed", "error": "OSError: gone"}))
+    stopped = {"seed": 4, "status": "interrupted", "error": "interrupted (Ctrl-C)"}
+    runs.append(valid_record(stopped))
     tasks = list(all_tasks().values())
-    toc = pages.table_of_contents(tasks, records, root=tmp_path)
+    toc = pages.table_of_contents(tasks, runs, root=tmp_path)
     part = next(p for p in toc["parts"] if p["caption"] == "Tasks and their runs")
     assert [c["file"] for c in part["chapters"]] == [
         f"book/_generated/tasks/{t}" for t in all_tasks()
@@ -206,8 +205,8 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     ]
     methods = toc["parts"][0]["chapters"][1]["sections"]
     assert [m["file"] for m in methods] == [f"book/_generated/methods/{t}" for t in all_tasks()]
-    rows = aggregation.reproduced_rows(records, tmp_path)
-    landing = pages.landing_page(tasks[0], records, rows, [], root=tmp_path)
+    rows = aggregation.reproduced_rows(runs, tmp_path)
+    landing = pages.landing_page(tasks[0], runs, rows, [], root=tmp_path)
     assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT) — results and runs\n")
     methods_page = pages.methods_page(tasks[0])
     assert methods_page.startswith("(methods-ynat)=\n# Topic classification (YNAT) — method\n")
@@ -231,7 +230,8 @@ def test_the_card_names_each_switch_off_the_official_code_with_its_official_valu
 
     run = spec()
     smoke = resolve_recipe(run.task, run.model, "smoke", {"bf16": True}).as_dict()
-    record = {**RECORD, "recipe": smoke, "deviations": ["bf16 autocast instead of fp32"]}
+    deviations = ["bf16 autocast instead of fp32"]
+    record = valid_record({**RECORD_FIELDS, "recipe": smoke, "deviations": deviations})
     card = run_pages.make_page(executed_notebook(), run, record).cells[-1].source
     row = card.split("* - Switches off the official code\n  - ")[1].split("\n")[0]
     assert "`eval_schedule` trainer (official: lightning)" in row
@@ -239,7 +239,8 @@ def test_the_card_names_each_switch_off_the_official_code_with_its_official_valu
     assert "bf16 autocast instead of fp32" in row and "{ref}`deviations`" in row
     paper = resolve_recipe(run.task, "klue/roberta-base", "paper", {}).as_dict()
     official = run_pages.switches_text(
-        runner.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"), {"recipe": paper}
+        runner.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"),
+        records.Outcome(model_revision="r", recipe=paper, metrics={}, data_checksum="d"),
     )
     assert official.startswith("none: the official behaviour throughout")
 
@@ -261,3 +262,33 @@ def test_a_page_without_a_readable_record_is_listed_apart_with_the_reason(tmp_pa
     assert "*pages whose record is missing or unreadable: their numbers are in no table" in landing
     assert "{doc}`status page </book/status>`" in landing
     assert "- {doc}`smoke-kluebook--tiny-roberta-seed1 </book/runs/ynat/" in landing
+
+
+def test_a_stale_runs_page_shows_the_values_its_record_holds_not_todays(tmp_path):
+    """A run made by an older notebook and recipe: its page shows the notebook defaults it ran
+    with (its kept notebook) and the recipe values its record holds, while today's differ."""
+    run = spec()
+    executed = nbformat.read(run.task.notebook_path, as_version=4)
+    cell = next(c for c in executed.cells if "parameters" in c.metadata.get("tags", []))
+    assert "dev_limit: int = 0  #" in cell.source  # today's default
+    cell.source = cell.source.replace("dev_limit: int = 0  #", "dev_limit: int = 7  #")
+    kept = tmp_path / "results/smoke/ynat/kluebook--tiny-roberta-seed1.ipynb"
+    kept.parent.mkdir(parents=True)
+    nbformat.write(executed, kept)
+    today = run_pages.resolve_recipe(run.task, run.model, "smoke", {}).as_dict()
+    recipe = {**today, "learning_rate": 0.005, "epochs": 9}
+    assert (today["learning_rate"], today["epochs"]) != (0.005, 9)
+    page_file = "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb"
+    fields = {"recipe": recipe, "executed": kept.relative_to(tmp_path).as_posix()}
+    record = record_of(run, notebook=page_file, **fields)
+    page = run_pages.render_page(record, tmp_path, stale="notebook")
+    assert page == tmp_path / page_file
+    cells = nbformat.read(page, as_version=4).cells
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source[:2] == "# ")
+    assert "Stale: its notebook changed since this run" in cells[at].source
+    table = cells[at + 1].source  # the parameters of this run
+    rows = dict((row[0], row[1:]) for row in (i.split("\n  - ") for i in table.split("\n* - ")[1:]))
+    assert rows["`learning_rate`"][0] == "`0.005` (the recipe's)"
+    assert rows["`epochs`"][0] == "`9` (the recipe's)"
+    assert rows["`dev_limit`"][:2] == ["`7`", "`7`"]  # the default it ran with, not today's 0
+    assert "300 examples × 9 epochs" in cells[-1].source  # the card: the record's recipe

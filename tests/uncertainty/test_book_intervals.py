@@ -2,10 +2,12 @@
 a best value that its runner-up cannot be told from."""
 
 import numpy as np
+from conftest import valid_record
 
 from kluebook.aggregation import Cell, Row
 from kluebook.klue_marks import emphasis
 from kluebook.klue_table import Section, table_html
+from kluebook.records import Interval
 from kluebook.tasks import get_task
 from kluebook.uncertainty import cell_title, resolution_text, runner_up_ties, scores_text
 
@@ -48,28 +50,34 @@ def test_a_clearly_best_value_is_not_marked():
 
 
 def test_cells_and_run_cards_show_the_interval():
-    cell = Cell([70.0, 71.0], [(1, None), (2, None)], interval={"low": 68.5, "high": 72.25})
+    cell = Cell([70.0, 71.0], [(1, None), (2, None)], interval=Interval(low=68.5, high=72.25))
     assert cell_title(cell) == (
         "95% bootstrap interval 68.50–72.25 (resampling the dev set and the 2 seeds)"
     )
     assert cell_title(Cell([70.0])) == ""
-    record = {
-        "metrics": {"accuracy": 80.125},
-        "intervals": {"accuracy": {"low": 78.7, "high": 81.6}},
-    }
+    record = valid_record(
+        {
+            "task": "nli",
+            "metrics": {"accuracy": 80.125},
+            "intervals": {"accuracy": {"low": 78.7, "high": 81.6}},
+        }
+    )
     assert scores_text(NLI, record) == "Accuracy 80.12 (95% CI 78.70–81.60)"
-    assert scores_text(NLI, {"metrics": {"accuracy": 80.0}}) == "Accuracy 80.00"
+    plain = valid_record({"task": "nli", "metrics": {"accuracy": 80.0}})
+    assert scores_text(NLI, plain) == "Accuracy 80.00"
 
 
 def test_a_task_page_says_what_difference_its_dev_set_resolves():
     records = [
-        {
-            "task": "nli",
-            "profile": "smoke",
-            "data_source": "generated",
-            "counts": {"dev": 200},
-            "intervals": {"accuracy": {"low": 70.0, "high": 70.0 + width}},
-        }
+        valid_record(
+            {
+                "task": "nli",
+                "profile": "smoke",
+                "data_source": "generated",
+                "counts": {"dev": 200},
+                "intervals": {"accuracy": {"low": 70.0, "high": 70.0 + width}},
+            }
+        )
         for width in (10.0, 12.0, 20.0)
     ]
     text = resolution_text(NLI, records)
