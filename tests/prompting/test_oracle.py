@@ -7,6 +7,7 @@ Run on every task's smoke dev data and, where KLUEBOOK_DATA_DIR has them, the re
 """
 
 import math
+from functools import cache
 from pathlib import PurePosixPath
 
 import pytest
@@ -32,12 +33,19 @@ def task_name(request):
     return request.param
 
 
-@pytest.fixture(params=["smoke", "real"])
+@cache
+def smoke_dev(task_name: str) -> list[dict]:
+    return get_task(task_name).module.generate(seed=0)["dev"]
+
+
+@pytest.fixture(
+    params=["smoke", pytest.param("real", marks=[pytest.mark.realdata, pytest.mark.slow])]
+)
 def dev(request, task_name, klue_file):
     """The dev records a case runs on: the task's smoke data, or its real dev file."""
-    task = get_task(task_name)
     if request.param == "smoke":
-        return task.module.generate(seed=0)["dev"]
+        return smoke_dev(task_name)
+    task = get_task(task_name)
     return task.module.read_official(klue_file(*real_dev_candidates(task.files["dev"])))
 
 

@@ -141,6 +141,12 @@ class TestNer:
             *("O", "O", "O", "O"),
         ]
 
+    def test_a_line_gives_outside_tags_at_both_boundaries(self):
+        """What the official scoring takes for a model without [CLS] and padded positions."""
+        line = module("ner").parse_answer(ner_item("세종은 왔다"), "[세종:PS]은 왔다")
+        assert line["boundary"] == ["O", "O"]
+        assert module("ner").fallback_prediction(ner_item("세종은 왔다"))["boundary"] == ["O", "O"]
+
     def test_a_literal_bracket_of_the_sentence_stays_text(self):
         item = ner_item("[속보] 서울")
         assert module("ner").parse_answer(item, "[속보] [서울:LC]")["tags"] == [

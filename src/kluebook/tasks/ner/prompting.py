@@ -6,6 +6,11 @@ answer must be the sentence itself, character for character (surrounding whitesp
 then each entity's first character is tagged B-TYPE and its others I-TYPE, everything else O.
 A mark of an unknown type, an empty entity, or any change to the sentence makes the answer
 unreadable. Entity text cannot contain `[` or `]`.
+
+A prompted model has no predictions at `[CLS]` and at the last padded position, which the
+official scoring reads in a run that scores them (`ner_boundary_tags: model`): every line gives
+`O` at both, the value the scoring takes for a model without them, so the line reads under
+either setting and scores the same.
 """
 
 import re
@@ -20,6 +25,7 @@ TEMPLATE = own_template(__file__)
 _MARK = re.compile(r"\[([^\[\]]+?):(" + "|".join(ENTITY_TYPES) + r")\]")
 # The stray inside-tag of the fallback: it starts no entity in the strict IOB2 reading.
 _STRAY = f"I-{ENTITY_TYPES[0]}"
+NO_BOUNDARY = ["O", "O"]
 
 rank_prediction = refuse_ranking
 
@@ -67,13 +73,17 @@ def read_tags(sentence: str, text: str) -> list[str] | None:
     return tags
 
 
+def _line(item: PromptItem, tags: list[str]) -> dict:
+    return {"guid": item.key, "tags": tags, "boundary": list(NO_BOUNDARY)}
+
+
 def parse_answer(item: PromptItem, text: str) -> dict | None:
     tags = read_tags(item.fields["sentence"], text)
-    return None if tags is None else {"guid": item.key, "tags": tags}
+    return None if tags is None else _line(item, tags)
 
 
 def fallback_prediction(item: PromptItem) -> dict:
     """Every character tagged wrong: O inside a gold entity, a stray I- tag elsewhere (which
     starts no entity, so the fallback predicts none)."""
     gold = read_tags(item.fields["sentence"], item.answer)
-    return {"guid": item.key, "tags": ["O" if tag != "O" else _STRAY for tag in gold]}
+    return _line(item, ["O" if tag != "O" else _STRAY for tag in gold])
