@@ -1,5 +1,6 @@
 """Every task's prompt.yaml validates, and its prompting module fills exactly the query's fields."""
 
+import re
 from string import Formatter
 
 import pytest
@@ -82,3 +83,20 @@ def test_a_broken_template_is_one_line_naming_the_file(tmp_path):
     with pytest.raises(KluebookError, match=str(path)) as caught:
         load_template(path)
     assert "\n" not in str(caught.value)
+
+
+def listed_slots(instruction: str) -> set[str]:
+    """The `domain-slot` names of the WoS instruction's list (`도메인: 슬롯, 슬롯.` per domain)."""
+    slots = set()
+    for domain, names in re.findall(r"(\S+): ([^.:]+)\.", instruction):
+        slots.update(f"{domain}-{name.strip()}" for name in names.split(","))
+    return slots
+
+
+@pytest.mark.realdata
+def test_the_wos_instruction_lists_the_slots_of_the_official_ontology(klue_file):
+    from kluebook.tasks.wos.data import read_ontology
+
+    ontology = read_ontology(klue_file("wos-v1.1/ontology.json"))
+    template, _ = task_prompting("wos")
+    assert listed_slots(template.instruction.replace("\n", " ")) == set(ontology)

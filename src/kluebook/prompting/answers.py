@@ -65,6 +65,11 @@ def choice_probabilities(choices: Sequence[str], logprobs: Mapping[str, float]) 
     return [weight / total for weight in weights]
 
 
+def ranked_choice(choices: Sequence[str], logprobs: Mapping[str, float]) -> int:
+    """The index of the most likely of `choices`."""
+    return most_likely(choice_probabilities(choices, logprobs))
+
+
 def most_likely(probabilities: Sequence[float]) -> int:
     """The index of the most probable choice; a tie goes to the first in order."""
     return max(range(len(probabilities)), key=lambda index: (probabilities[index], -index))

@@ -4,13 +4,7 @@ The choices are Korean answers to "is the hypothesis true, given the premise?", 
 of `LABELS`; a generated answer is read as one of them written exactly.
 """
 
-from kluebook.prompting.answers import (
-    choice_probabilities,
-    most_likely,
-    other_than,
-    own_template,
-    read_choice,
-)
+from kluebook.prompting.answers import other_than, own_template, ranked_choice, read_choice
 from kluebook.prompting.items import PromptItem
 
 from .data import LABELS
@@ -39,8 +33,7 @@ def parse_answer(item: PromptItem, text: str) -> dict | None:
 
 
 def rank_prediction(item: PromptItem, logprobs: dict[str, float]) -> dict:
-    probabilities = choice_probabilities(item.choices, logprobs)
-    return {"guid": item.key, "label": LABELS[most_likely(probabilities)]}
+    return {"guid": item.key, "label": LABELS[ranked_choice(item.choices, logprobs)]}
 
 
 def fallback_prediction(item: PromptItem) -> dict:
