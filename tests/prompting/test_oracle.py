@@ -20,6 +20,8 @@ from kluebook.tasks import get_task
 TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
 PEAK = -30.0  # the log-likelihood of every choice but the one a test peaks on
 GARBAGE = "잘 모르겠습니다.\n다시 물어봐 주세요."
+RANKED = [name for name in TASKS if task_prompting(name)[0].mode == "rank"]
+GENERATED = [name for name in TASKS if task_prompting(name)[0].mode == "generate"]
 
 
 def real_dev_candidates(dev: str) -> list[str]:
@@ -136,10 +138,9 @@ def test_garbage_is_unreadable_and_scores_lower(task_name, dev):
     assert_all_lower(scores, maximum(task_name, dev))
 
 
+@pytest.mark.parametrize("task_name", RANKED)
 def test_a_ranked_task_peaked_on_a_wrong_choice_scores_lower(task_name, dev):
-    template, module = task_prompting(task_name)
-    if template.mode != "rank":
-        pytest.skip(f"{task_name} is answered by generation")
+    _, module = task_prompting(task_name)
     items = module.prompt_items(dev)
     lines = [
         module.rank_prediction(item, peaked(item.choices, other_than(item.choices, item.answer)))
@@ -159,10 +160,9 @@ WRONG_STRUCTURE = {
 }
 
 
+@pytest.mark.parametrize("task_name", GENERATED)
 def test_answers_in_a_wrong_structure_are_unreadable(task_name, dev):
-    template, module = task_prompting(task_name)
-    if template.mode != "generate":
-        pytest.skip(f"{task_name} is ranked")
+    _, module = task_prompting(task_name)
     corrupt, breaks = WRONG_STRUCTURE[task_name]
     items = module.prompt_items(dev)
     lines = [module.parse_answer(item, corrupt(item.answer)) for item in items]
@@ -174,12 +174,11 @@ def test_answers_in_a_wrong_structure_are_unreadable(task_name, dev):
     assert_all_lower(scores, maximum(task_name, dev))
 
 
+@pytest.mark.parametrize("task_name", GENERATED)
 def test_truncated_answers_score_lower(task_name, dev):
     """An answer cut in half is unreadable where its structure breaks (the tagged sentence, the
     list of arcs) and a wrong answer where it does not (a shorter span, fewer slots)."""
-    template, module = task_prompting(task_name)
-    if template.mode != "generate":
-        pytest.skip(f"{task_name} is ranked")
+    _, module = task_prompting(task_name)
     items = module.prompt_items(dev)
     lines = [module.parse_answer(item, item.answer[: len(item.answer) // 2]) for item in items]
     scores, unreadable = scored(task_name, dev, items, lines)

@@ -20,7 +20,7 @@ from .metric import THRESHOLD
 TEMPLATE = own_template(__file__)
 CHOICES = ("0", "1", "2", "3", "4", "5")
 HIGHEST = float(CHOICES[-1])
-_NUMBER = re.compile(r"\d+(\.\d+)?")
+_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
 def whole_score(value: float) -> str:

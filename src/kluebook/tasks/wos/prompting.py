@@ -2,11 +2,13 @@
 
 One item per user turn: the dialogue up to that turn, and the cumulative state as
 `domain-slot=value` pairs joined by `; ` (one line), or exactly `없음` for an empty state. It is
-read strictly: every pair has a `domain-slot` name (one `-`, both parts non-empty), then `=`, then
-a non-empty value (which may contain `-` or `=`, never `;`); a slot named twice, an empty pair
-or a second line makes the answer unreadable. Pairs become the official `domain-slot-value`
-strings; names and values are not checked against the ontology (the real dev set uses values
-the ontology does not list).
+read strictly: every pair has a `domain-slot` name (one `-`, no space around it, both parts
+non-empty), then `=`, then a non-empty value (which may contain `-` or `=`, never `;`); a slot
+named twice, an empty pair or a second line makes the answer unreadable. Pairs become the
+official `domain-slot-value` strings; names and values are not checked against the ontology
+(the real dev set uses values the ontology does not list). The instruction lists the slots of
+the official ontology (the smoke data's generated dialogues use other domains, which only
+demonstrations show).
 """
 
 from kluebook.prompting.answers import (
