@@ -1,0 +1,87 @@
+"""Reading a model's answer: the rules every task's parser shares (no task is named here).
+
+A generated answer is first cut to its body (`answer_body`): surrounding whitespace and a
+repeated answer prefix are dropped, and the answer ends at its first blank line (a model that
+goes on to write a next example has finished its answer there). What the body must look like
+is the task's rule; a body that breaks it is unreadable (None), never guessed at.
+
+A ranked answer is the log-likelihood of each choice of a closed set; `choice_probabilities`
+turns them into probabilities over that set, in the order of the choices.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from kluebook.errors import KluebookError
+from kluebook.prompting.items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
+
+# The word for "nothing" in an answer: no answer (MRC), an empty dialogue state (WoS).
+NOTHING = "없음"
+# A value that matches no gold value, for the fallback of an unreadable answer.
+UNREADABLE = "(unparsable)"
+
+
+def own_template(module_file: str) -> PromptTemplate:
+    """The template beside a task's `prompting.py` (pass its `__file__`)."""
+    return load_template(Path(module_file).with_name(TEMPLATE_FILE))
+
+
+def answer_body(text: str, prefix: str) -> str:
+    """The answer as written after the prompt: surrounding whitespace and a repeated `prefix`
+    dropped, up to its first blank line."""
+    body = text.strip()
+    if prefix:
+        body = body.removeprefix(prefix).strip()
+    kept = []
+    for line in body.splitlines():
+        if not line.strip():
+            break
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def read_choice(text: str, prefix: str, choices: Sequence[str]) -> int | None:
+    """The index of the choice that a generated answer's body is, exactly; None if it is none
+    of them."""
+    body = answer_body(text, prefix)
+    return choices.index(body) if body in choices else None
+
+
+def choice_probabilities(choices: Sequence[str], logprobs: Mapping[str, float]) -> list[float]:
+    """Probabilities over the closed set `choices`, a softmax of their log-likelihoods, in
+    the order of `choices` (a choice without a log-likelihood is an error of the caller)."""
+    missing = [choice for choice in choices if choice not in logprobs]
+    if missing:
+        raise ValueError(f"no log-likelihood for the choice(s) {missing}")
+    values = [float(logprobs[choice]) for choice in choices]
+    if any(math.isnan(value) or value == math.inf for value in values):
+        raise ValueError(f"log-likelihoods must be finite or -inf, got {values}")
+    top = max(values)
+    if top == -math.inf:
+        raise ValueError("every choice has a log-likelihood of -inf")
+    weights = [math.exp(value - top) for value in values]
+    total = sum(weights)
+    return [weight / total for weight in weights]
+
+
+def ranked_choice(choices: Sequence[str], logprobs: Mapping[str, float]) -> int:
+    """The index of the most likely of `choices`."""
+    return most_likely(choice_probabilities(choices, logprobs))
+
+
+def most_likely(probabilities: Sequence[float]) -> int:
+    """The index of the most probable choice; a tie goes to the first in order."""
+    return max(range(len(probabilities)), key=lambda index: (probabilities[index], -index))
+
+
+def other_than(options: Sequence[str], gold: str) -> str:
+    """The first of `options` that is not `gold`: a wrong answer, for the fallback."""
+    return next(option for option in options if option != gold)
+
+
+def refuse_ranking(item: PromptItem, logprobs: Mapping[str, float]) -> dict:
+    """The `rank_prediction` of a task answered by generation: it has no closed set to rank."""
+    raise KluebookError(
+        f"{item.key}: this task is answered by generation (mode: generate), not by ranking"
+    )

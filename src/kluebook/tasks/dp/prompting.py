@@ -1,0 +1,75 @@
+"""KLUE-DP prompted: a head and a relation for each eojeol (see book/prompting.md).
+
+The query numbers the eojeols from 1. The answer has one line per eojeol, in order:
+`index<TAB>head<TAB>relation` (runs of spaces also separate the fields), where `index` is the
+eojeol's number, `head` the number of its head or 0 for the root, and `relation` one of the
+official dependency labels. It is read strictly: exactly one line per eojeol, the numbers in
+order, a head from 0 to the number of eojeols, a known label; anything else is unreadable.
+"""
+
+import re
+
+from kluebook.prompting.answers import answer_body, own_template, refuse_ranking
+from kluebook.prompting.items import PromptItem
+
+from .metric import DEPRELS
+
+TEMPLATE = own_template(__file__)
+_NUMBER = re.compile(r"[0-9]+")
+
+rank_prediction = refuse_ranking
+
+
+def prompt_items(records: list[dict]) -> list[PromptItem]:
+    return [
+        PromptItem(
+            key=r["guid"],
+            fields={
+                "sentence": r["sentence"],
+                "words": "\n".join(f"{i}\t{w}" for i, w in enumerate(r["word_forms"], start=1)),
+            },
+            answer="\n".join(
+                f"{i}\t{head}\t{deprel}"
+                for i, (head, deprel) in enumerate(zip(r["heads"], r["deprels"], strict=True), 1)
+            ),
+        )
+        for r in records
+    ]
+
+
+def read_arcs(size: int, text: str) -> tuple[list[int], list[str]] | None:
+    """(heads, relations) of a sentence of `size` eojeols from an answer, or None."""
+    lines = answer_body(text, TEMPLATE.answer_prefix).splitlines()
+    if len(lines) != size:
+        return None
+    heads, relations = [], []
+    for index, line in enumerate(lines, start=1):
+        fields = line.split()
+        if len(fields) != 3 or fields[0] != str(index) or not _NUMBER.fullmatch(fields[1]):
+            return None
+        head, relation = int(fields[1]), fields[2]
+        if head > size or relation not in DEPRELS:
+            return None
+        heads.append(head)
+        relations.append(relation)
+    return heads, relations
+
+
+def _size(item: PromptItem) -> int:
+    return len(item.fields["words"].splitlines())
+
+
+def parse_answer(item: PromptItem, text: str) -> dict | None:
+    arcs = read_arcs(_size(item), text)
+    return None if arcs is None else {"guid": item.key, "heads": arcs[0], "deprels": arcs[1]}
+
+
+def fallback_prediction(item: PromptItem) -> dict:
+    """Every head wrong (the root where the gold head is a word, else the first word), which
+    makes every labelled attachment wrong too."""
+    gold_heads, _ = read_arcs(_size(item), item.answer)
+    return {
+        "guid": item.key,
+        "heads": [1 if head == 0 else 0 for head in gold_heads],
+        "deprels": [DEPRELS[0]] * len(gold_heads),
+    }

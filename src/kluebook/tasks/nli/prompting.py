@@ -1,0 +1,41 @@
+"""KLUE-NLI prompted: 참, 거짓 or 알 수 없음, ranked by log-likelihood (see book/prompting.md).
+
+The choices are Korean answers to "is the hypothesis true, given the premise?", in the order
+of `LABELS`; a generated answer is read as one of them written exactly.
+"""
+
+from kluebook.prompting.answers import other_than, own_template, ranked_choice, read_choice
+from kluebook.prompting.items import PromptItem
+
+from .data import LABELS
+
+TEMPLATE = own_template(__file__)
+# The answer for each label, in the order of LABELS.
+CHOICES = ("참", "거짓", "알 수 없음")
+_LABEL_OF_CHOICE = dict(zip(CHOICES, LABELS, strict=True))
+
+
+def prompt_items(records: list[dict]) -> list[PromptItem]:
+    return [
+        PromptItem(
+            key=r["guid"],
+            fields={"premise": r["premise"], "hypothesis": r["hypothesis"]},
+            answer=CHOICES[LABELS.index(r["gold_label"])],
+            choices=CHOICES,
+        )
+        for r in records
+    ]
+
+
+def parse_answer(item: PromptItem, text: str) -> dict | None:
+    index = read_choice(text, TEMPLATE.answer_prefix, item.choices)
+    return None if index is None else {"guid": item.key, "label": LABELS[index]}
+
+
+def rank_prediction(item: PromptItem, logprobs: dict[str, float]) -> dict:
+    return {"guid": item.key, "label": LABELS[ranked_choice(item.choices, logprobs)]}
+
+
+def fallback_prediction(item: PromptItem) -> dict:
+    """A label other than the gold one."""
+    return {"guid": item.key, "label": other_than(LABELS, _LABEL_OF_CHOICE[item.answer])}

@@ -1,0 +1,187 @@
+"""The oracle test of the prompted track: gold answers, written in each template's answer format
+(or, for a ranked task, log-likelihoods peaked on the gold), read back by the task's parser and
+scored by its official `score`, give every official metric its maximum; corrupted answers lower
+it, and those the parser cannot read are counted and scored as the always-wrong fallback.
+
+Run on every task's smoke dev data and, where KLUEBOOK_DATA_DIR has them, the real dev files.
+"""
+
+import math
+from functools import cache
+from pathlib import PurePosixPath
+
+import pytest
+
+from kluebook.prompting.answers import other_than
+from kluebook.prompting.items import task_prompting
+from kluebook.scoring import score_predictions
+from kluebook.tasks import get_task
+
+TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
+PEAK = -30.0  # the log-likelihood of every choice but the one a test peaks on
+GARBAGE = "잘 모르겠습니다.\n다시 물어봐 주세요."
+RANKED = [name for name in TASKS if task_prompting(name)[0].mode == "rank"]
+GENERATED = [name for name in TASKS if task_prompting(name)[0].mode == "generate"]
+
+
+def real_dev_candidates(dev: str) -> list[str]:
+    """The dev file, then its reduced copy, then its sample, as KLUEBOOK_DATA_DIR may hold them."""
+    path = PurePosixPath(dev)
+    return [dev, *(str(path.with_stem(path.stem + tail)) for tail in (".partial", "_sample_10"))]
+
+
+@pytest.fixture(params=TASKS)
+def task_name(request):
+    return request.param
+
+
+@cache
+def smoke_dev(task_name: str) -> list[dict]:
+    return get_task(task_name).module.generate(seed=0)["dev"]
+
+
+@pytest.fixture(
+    params=["smoke", pytest.param("real", marks=[pytest.mark.realdata, pytest.mark.slow])]
+)
+def dev(request, task_name, klue_file):
+    """The dev records a case runs on: the task's smoke data, or its real dev file."""
+    if request.param == "smoke":
+        return smoke_dev(task_name)
+    task = get_task(task_name)
+    return task.module.read_official(klue_file(*real_dev_candidates(task.files["dev"])))
+
+
+def official(task, scores: dict) -> dict:
+    return {metric.key: scores[metric.key] for metric in task.metrics}
+
+
+def scored(task_name: str, records: list[dict], items, lines: list) -> tuple[dict, int]:
+    """The official metrics of parsed lines (None: unreadable, scored as the fallback) and the
+    number of unreadable answers."""
+    _, module = task_prompting(task_name)
+    rows = [
+        line if line is not None else module.fallback_prediction(item)
+        for item, line in zip(items, lines, strict=True)
+    ]
+    task = get_task(task_name)
+    return official(task, score_predictions(task, records, rows)), lines.count(None)
+
+
+def maximum(task_name: str, records: list[dict]) -> dict:
+    task = get_task(task_name)
+    return official(task, score_predictions(task, records, task.module.gold_predictions(records)))
+
+
+def peaked(choices: tuple[str, ...], on: str) -> dict[str, float]:
+    return {choice: 0.0 if choice == on else PEAK for choice in choices}
+
+
+def sts_gold_logprobs(item, record) -> dict[str, float]:
+    """Log-likelihoods whose expected score is the gold: its weight split between the two whole
+    scores around it."""
+    value = record["labels"]["real-label"]
+    low = min(int(value), 4)
+    weights = {str(low): low + 1 - value, str(low + 1): value - low}
+    return {c: math.log(weights[c]) if weights.get(c) else -math.inf for c in item.choices}
+
+
+def gold_logprobs(task_name: str, items, records) -> list[dict[str, float]]:
+    if task_name == "sts":
+        return [sts_gold_logprobs(i, r) for i, r in zip(items, records, strict=True)]
+    return [peaked(item.choices, item.answer) for item in items]
+
+
+def assert_all_lower(scores: dict, best: dict) -> None:
+    for key, value in scores.items():
+        if best[key] is not None:
+            assert value < best[key] - 1e-9, key
+
+
+def test_gold_answers_score_the_maximum(task_name, dev):
+    template, module = task_prompting(task_name)
+    items = module.prompt_items(dev)
+    best = maximum(task_name, dev)
+    assert all(value is None or value == pytest.approx(100.0) for value in best.values())
+    if template.mode == "rank":
+        lines = [
+            module.rank_prediction(item, logprobs)
+            for item, logprobs in zip(items, gold_logprobs(task_name, items, dev), strict=True)
+        ]
+    else:
+        lines = [module.parse_answer(item, item.answer) for item in items]
+    scores, unreadable = scored(task_name, dev, items, lines)
+    assert unreadable == 0
+    assert scores == {key: pytest.approx(value) for key, value in best.items()}
+
+
+def test_gold_answers_read_through_the_prefix_and_a_next_example(task_name, dev):
+    """A model that repeats the answer prefix and goes on to invent a next example still gives
+    the gold prediction (a ranked task's generated answer is one of its choices)."""
+    template, module = task_prompting(task_name)
+    items = module.prompt_items(dev)
+    written = [f"  {template.answer_prefix} {i.answer}\n\n{template.query}" for i in items]
+    lines = [module.parse_answer(item, text) for item, text in zip(items, written, strict=True)]
+    if task_name == "sts":  # a generated score is the whole score written, not the gold
+        assert None not in lines
+        return
+    scores, unreadable = scored(task_name, dev, items, lines)
+    assert unreadable == 0
+    assert scores == {key: pytest.approx(v) for key, v in maximum(task_name, dev).items()}
+
+
+def test_garbage_is_unreadable_and_scores_lower(task_name, dev):
+    _, module = task_prompting(task_name)
+    items = module.prompt_items(dev)
+    lines = [module.parse_answer(item, GARBAGE) for item in items]
+    scores, unreadable = scored(task_name, dev, items, lines)
+    assert unreadable == len(items)
+    assert_all_lower(scores, maximum(task_name, dev))
+
+
+@pytest.mark.parametrize("task_name", RANKED)
+def test_a_ranked_task_peaked_on_a_wrong_choice_scores_lower(task_name, dev):
+    _, module = task_prompting(task_name)
+    items = module.prompt_items(dev)
+    lines = [
+        module.rank_prediction(item, peaked(item.choices, other_than(item.choices, item.answer)))
+        for item in items
+    ]
+    scores, _ = scored(task_name, dev, items, lines)
+    assert_all_lower(scores, maximum(task_name, dev))
+
+
+# Answers in a wrong structure, for each task answered by generation: how the gold answer is
+# corrupted, and which items the parser must then fail to read.
+WRONG_STRUCTURE = {
+    "ner": (lambda a: a.replace("[", "<").replace("]", ">"), lambda a: "[" in a),
+    "dp": (lambda a: a.replace("\t", ","), lambda a: True),
+    "mrc": (lambda a: f"{a}\n지문에 그렇게 나옵니다.", lambda a: True),
+    "wos": (lambda a: a.replace("=", ": "), lambda a: "=" in a),
+}
+
+
+@pytest.mark.parametrize("task_name", GENERATED)
+def test_answers_in_a_wrong_structure_are_unreadable(task_name, dev):
+    _, module = task_prompting(task_name)
+    corrupt, breaks = WRONG_STRUCTURE[task_name]
+    items = module.prompt_items(dev)
+    lines = [module.parse_answer(item, corrupt(item.answer)) for item in items]
+    scores, unreadable = scored(task_name, dev, items, lines)
+    expected = sum(breaks(item.answer) for item in items)
+    assert expected > 0
+    assert [line is None for line in lines] == [breaks(item.answer) for item in items]
+    assert unreadable == expected
+    assert_all_lower(scores, maximum(task_name, dev))
+
+
+@pytest.mark.parametrize("task_name", GENERATED)
+def test_truncated_answers_score_lower(task_name, dev):
+    """An answer cut in half is unreadable where its structure breaks (the tagged sentence, the
+    list of arcs) and a wrong answer where it does not (a shorter span, fewer slots)."""
+    _, module = task_prompting(task_name)
+    items = module.prompt_items(dev)
+    lines = [module.parse_answer(item, item.answer[: len(item.answer) // 2]) for item in items]
+    scores, unreadable = scored(task_name, dev, items, lines)
+    if task_name in ("ner", "dp"):
+        assert unreadable == len(items)
+    assert_all_lower(scores, maximum(task_name, dev))
