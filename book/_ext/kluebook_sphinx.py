@@ -9,13 +9,22 @@
 - One search box: the sidebar's (on a phone, the page header's button); the theme's top bar
   would add a second one on every desktop page.
 - The `book-citation` directive: how to cite this book, from CITATION.cff.
+- What assistive technology needs (WCAG 2.1 AA) where the theme or a writer falls short: a
+  name for each expand toggle of the sidebar, the visible text as the name of a notebook
+  cell's show/hide toggle, and list items in the reference list (see `name_the_nav_toggles`,
+  `visit_hidden_cell` and `visit_citation`). The theme's templates that need it are overridden
+  in book/_templates.
 """
 
+import html
 import re
 from pathlib import Path
 
 import yaml
+from bs4 import BeautifulSoup
 from docutils import nodes
+from markupsafe import Markup
+from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.util.docutils import SphinxDirective
 
 REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
@@ -157,6 +166,67 @@ class BookCitation(SphinxDirective):
         return [nodes.paragraph(text=sentence), block]
 
 
+def named_nav_toggles(html: str) -> str:
+    """The sidebar's HTML with a name on each expand toggle (`<summary>`) that has none.
+
+    Beside a page's link the theme puts a toggle holding only a chevron icon: a screen reader
+    announces a nameless button. Each gets "Pages under <the link's text>".
+    """
+    soup = BeautifulSoup(html, "html.parser")
+    for summary in soup.select("li.has-children > details > summary"):
+        link = summary.find_parent("li").find("a", recursive=False)
+        if link is not None and not summary.get_text(strip=True):
+            summary["aria-label"] = f"Pages under {link.get_text(' ', strip=True)}"
+    return str(soup)
+
+
+def name_the_nav_toggles(app, pagename, templatename, context, doctree):
+    """`html-page-context` handler: the theme's sidebar, with `named_nav_toggles` applied."""
+    generate = context.get("generate_toctree_html")
+    if generate is None:
+        return
+
+    def named(*args, **kwargs):
+        return Markup(named_nav_toggles(str(generate(*args, **kwargs))))
+
+    context["generate_toctree_html"] = named
+
+
+def visit_hidden_cell(self, node):
+    """A hidden cell's toggle, as myst-nb writes it but without its aria-label.
+
+    myst-nb names every toggle "Toggle hidden content", which leaves out the text it shows
+    ("Show code cell source"); without the label, the shown text is the name (WCAG 2.5.3).
+    """
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
+    for state, prompt in (("collapsed", "prompt_show"), ("expanded", "prompt_hide")):
+        text = html.escape(node[prompt])
+        self.body.append(f'<p class="{state} admonition-title">{text}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def visit_citation(self, node):
+    """A reference of a bibliography as a list item of its list.
+
+    Docutils gives each entry the role doc-biblioentry, deprecated in DPUB-ARIA 1.1: assistive
+    technology then finds no item in the entries' `role="list"` (axe: aria-required-children).
+    """
+    type(self).visit_citation(self, node)
+    self.body[-1] = self.body[-1].replace('role="doc-biblioentry"', 'role="listitem"')
+
+
+def depart_citation(self, node):
+    type(self).depart_citation(self, node)
+
+
+def accessible_writers(app) -> None:
+    """`builder-inited` handler: the writers of `visit_hidden_cell` and `visit_citation`, in
+    place of myst-nb's and docutils' (registered once every extension has set up)."""
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
+    app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
+
+
 def one_search_box(app, config) -> None:
     """`config-inited` handler: nothing in the theme's top bar (its default is a search field)."""
     config.html_theme_options["navbar_persistent"] = []
@@ -165,10 +235,12 @@ def one_search_box(app, config) -> None:
 def setup(app):
     disconnect_thebe(app)
     app.connect("config-inited", one_search_box)
+    app.connect("builder-inited", accessible_writers)
     app.connect("source-read", fill_repository_url)
     app.add_directive("book-citation", BookCitation)
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", drop_mathjax_without_math, priority=901)
     app.connect("html-page-context", drop_thebe_styles, priority=902)
     app.connect("html-page-context", add_banner, priority=903)
+    app.connect("html-page-context", name_the_nav_toggles, priority=904)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -436,3 +436,65 @@ def test_the_cite_page_has_the_full_klue_entry_the_book_and_every_model(site):
     assert "@software{kluebook" in cite and "https://github.com/kluebook/kluebook" in cite
     for key in ("Devlin", "Conneau", "Lee", "Park"):
         assert key in cite
+
+
+# axe-core, the accessibility engine of browsers' own audits (npm, package-lock.json; `npm ci`).
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# The serious and critical violations on the page: one {rule, impact, target, summary} per element.
+AXE_RUN = """async tags => {
+  const result = await axe.run(document, {runOnly: {type: "tag", values: tags},
+                                          resultTypes: ["violations"]});
+  return result.violations
+    .filter(v => v.impact === "serious" || v.impact === "critical")
+    .flatMap(v => v.nodes.map(n => ({rule: v.id, impact: v.impact, target: n.target.join(" "),
+                                     summary: n.failureSummary})));
+}"""
+
+
+def page_kinds(site: Path) -> dict[str, str]:
+    """One page of each kind of the book, by kind: its path in the site."""
+    pages = {
+        "front": "book/intro.html",
+        "results": "book/results.html",
+        "run": run_page(site).relative_to(site).as_posix(),
+    }
+    for task in TASKS:
+        pages[f"{task} results"] = f"book/_generated/tasks/{task}.html"
+        pages[f"{task} method"] = f"book/_generated/methods/{task}.html"
+    for name in ("deviations", "protocol", "uncertainty", "reproduce", "course", "glossary"):
+        pages[name] = f"book/{name}.html"
+    pages["cite"] = "book/cite.html"
+    pages["status"] = "book/status.html"
+    return pages
+
+
+def accessibility_findings(browser, base_url: str, pages: dict[str, str]) -> list[dict]:
+    """axe-core's serious and critical WCAG 2.1 A/AA findings on each page, at a laptop's and a
+    phone's width, in the theme's light and dark colour modes (the reader's system setting)."""
+    findings = []
+    page = browser.new_page()
+    for mode in ("light", "dark"):
+        page.emulate_media(color_scheme=mode)
+        for viewport in (LAPTOP, NARROW):
+            page.set_viewport_size(viewport)
+            for kind, path in pages.items():
+                page.goto(base_url + path)
+                page.wait_for_load_state("networkidle")
+                assert page.evaluate("document.documentElement.dataset.theme") == mode, path
+                page.add_script_tag(path=AXE)
+                where = {"kind": kind, "mode": mode, "width": viewport["width"]}
+                findings += [where | found for found in page.evaluate(AXE_RUN, WCAG_AA)]
+    page.close()
+    return findings
+
+
+def test_no_page_has_a_serious_or_critical_accessibility_finding(site, base_url, browser):
+    """axe-core on every kind of page, at 1366 and 400 px, light and dark: WCAG 2.1 AA."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
+    findings = accessibility_findings(browser, base_url, page_kinds(site))
+    listed = sorted(
+        {f"{f['rule']} ({f['impact']}) on {f['kind']}: {f['target']}" for f in findings}
+    )
+    assert not findings, f"{len(findings)} findings:\n" + "\n".join(listed)
