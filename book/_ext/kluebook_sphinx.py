@@ -11,12 +11,14 @@
 - The `book-citation` directive: how to cite this book, from CITATION.cff.
 - What assistive technology needs (WCAG 2.1 AA) where the theme or a writer falls short: a
   name for each expand toggle of the sidebar, the visible text as the name of a notebook
-  cell's show/hide toggle, and list items in the reference list (see `name_the_nav_toggles`,
-  `visit_hidden_cell` and `visit_citation`). The theme's templates that need it are overridden
-  in book/_templates.
+  cell's show/hide toggle, list items in the reference list, a text alternative for each
+  figure a notebook cell draws and a caption for each table (see `name_the_nav_toggles`,
+  `visit_hidden_cell`, `visit_citation`, `describe_notebook_figures` and `caption_tables`).
+  The theme's templates that need it are overridden in book/_templates.
 """
 
 import html
+import inspect
 import re
 from pathlib import Path
 
@@ -221,10 +223,94 @@ def depart_citation(self, node):
 
 
 def accessible_writers(app) -> None:
-    """`builder-inited` handler: the writers of `visit_hidden_cell` and `visit_citation`, in
-    place of myst-nb's and docutils' (registered once every extension has set up)."""
+    """`builder-inited` handler: the writers of `visit_hidden_cell`, `visit_citation` and
+    `visit_table`, in place of myst-nb's and Sphinx's (once every extension has set up)."""
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
     app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
+    app.add_node(nodes.table, override=True, html=(visit_table, depart_table))
+
+
+def figure_alt(source: str) -> str:
+    """What the figure of a notebook cell shows, from the cell's code: the title it gives the
+    figure, then the first sentence of the docstring of each `kluebook.plots` function it calls
+    ("" when it calls none)."""
+    from kluebook import plots
+
+    described = []
+    for name in re.findall(r"\bplots\.(\w+)\(", source):
+        doc = inspect.getdoc(getattr(plots, name, None)) or ""
+        described.append(re.split(r"(?<=\.)\s", doc.replace("\n", " "))[0].rstrip("."))
+    title = re.search(r"\btitle\s*=\s*(['\"])(.+?)\1", source)
+    if title and described:
+        described.insert(0, title.group(2))
+    return ". ".join(filter(None, described)) + "." if described else ""
+
+
+def describe_notebook_figures(app, doctree) -> None:
+    """`doctree-read` handler: a figure a notebook cell draws gets `figure_alt` of the cell as
+    its text alternative (myst-nb leaves it without one, and the HTML shows the file's path)."""
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        sources = [c for c in cell.findall(nodes.literal_block)]
+        alt = figure_alt("\n".join(s.astext() for s in sources))
+        for image in cell.findall(nodes.image):
+            if alt and not image.get("alt"):
+                image["alt"] = alt
+
+
+def section_title(node) -> str:
+    """The title of the section that holds `node` ("" outside any)."""
+    section = node.parent
+    while section is not None and not isinstance(section, nodes.section):
+        section = section.parent
+    return section[0].astext() if section is not None and section.children else ""
+
+
+def caption_tables(app, doctree) -> None:
+    """`doctree-read` handler: a caption for every table that has none, for screen readers.
+
+    A table's caption is its name in a screen reader's list of tables. A table of the book
+    stands under the heading that names it, so a table without a caption of its own gets the
+    heading as one, visually hidden (the reader sees the heading right above), numbered when a
+    section holds several (written by `visit_table`). Tables a notebook prints (pandas' HTML)
+    are captioned the same way.
+    """
+    uncaptioned = [
+        node
+        for node in doctree.findall(lambda n: isinstance(n, nodes.table | nodes.raw))
+        if (isinstance(node, nodes.table) and not isinstance(node[0], nodes.title))
+        or (
+            isinstance(node, nodes.raw)
+            and "<table" in node.astext()
+            and "<caption" not in node.astext()
+        )
+    ]
+    by_section: dict[str, list] = {}
+    for node in uncaptioned:
+        by_section.setdefault(section_title(node), []).append(node)
+    for title, tables in by_section.items():
+        for number, node in enumerate(tables, 1):
+            name = title or "Table"
+            if len(tables) > 1:
+                name += f" (table {number} of {len(tables)})"
+            caption = f'<caption class="visually-hidden">{html.escape(name)}</caption>'
+            if isinstance(node, nodes.table):
+                node["hidden_caption"] = caption
+                continue
+            text = re.sub(r"(<table\b[^>]*>)", rf"\1{caption}", node.astext(), count=1)
+            node.replace_self(nodes.raw("", text, format=node["format"]))
+
+
+def visit_table(self, node):
+    """A table, with the caption `caption_tables` gave it (a docutils title would bring a
+    permalink, a link nobody sees, into the keyboard's path)."""
+    type(self).visit_table(self, node)
+    self.body.append(node.get("hidden_caption", ""))
+
+
+def depart_table(self, node):
+    type(self).depart_table(self, node)
 
 
 def one_search_box(app, config) -> None:
@@ -236,6 +322,8 @@ def setup(app):
     disconnect_thebe(app)
     app.connect("config-inited", one_search_box)
     app.connect("builder-inited", accessible_writers)
+    app.connect("doctree-read", describe_notebook_figures)
+    app.connect("doctree-read", caption_tables)
     app.connect("source-read", fill_repository_url)
     app.add_directive("book-citation", BookCitation)
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
