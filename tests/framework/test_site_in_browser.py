@@ -495,7 +495,8 @@ def test_no_page_has_a_serious_or_critical_accessibility_finding(site, base_url,
         pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
     findings = accessibility_findings(browser, base_url, page_kinds(site))
     listed = sorted(
-        {f"{f['rule']} ({f['impact']}) on {f['kind']}: {f['target']}" for f in findings}
+        f"{f['rule']} ({f['impact']}) on {f['kind']} at {f['width']} px, {f['mode']}: {f['target']}"
+        for f in findings
     )
     assert not findings, f"{len(findings)} findings:\n" + "\n".join(listed)
 
