@@ -7,13 +7,17 @@ Korean text must render with a CJK font, and no internal link may be broken. The
 fits a 1366 px laptop, its metric headers link to their definitions; a run page's parameter
 table has no overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a
 banner on every page and a notice on each smoke run page; a page shows one search box.
-Screenshots of the results page (laptop and phone widths), a task page and a run page are left
-in _build/test-artifacts/ for a person to look at.
+Accessibility (WCAG 2.1 AA): axe-core finds no serious or critical violation on any kind of page
+at 1366 and 400 px, light and dark; the keyboard's first stop skips to the content and every
+stop shows a focus ring; every figure has a text alternative, every table header cells and a
+caption. Screenshots of the results page (laptop and phone widths), a task page and a run page
+are left in _build/test-artifacts/ for a person to look at.
 
-Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them) and the `playwright`
-package of the dev extra; Playwright's own browser download is never used. KLUEBOOK_CHROMIUM
-names another Chromium; KLUEBOOK_BROWSER_SITE checks the html folder of a smoke book of YNAT
-and NLI built already instead of building one.
+Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
+package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
+installs the version package-lock.json pins; .ci/run does); Playwright's own browser download
+is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE checks the html
+folder of a smoke book of YNAT and NLI built already instead of building one.
 """
 
 import functools
