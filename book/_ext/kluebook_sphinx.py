@@ -298,7 +298,8 @@ def caption_tables(app, doctree) -> None:
             if isinstance(node, nodes.table):
                 node["hidden_caption"] = caption
                 continue
-            text = re.sub(r"(<table\b[^>]*>)", rf"\1{caption}", node.astext(), count=1)
+            start = re.search(r"<table\b[^>]*>", node.astext()).end()
+            text = node.astext()[:start] + caption + node.astext()[start:]
             node.replace_self(nodes.raw("", text, format=node["format"]))
 
 
