@@ -30,6 +30,8 @@ from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.util.docutils import SphinxDirective
 
 REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
+# The start tag of an HTML table (in a raw HTML block: a notebook's DataFrame, the KLUE table).
+TABLE_TAG = re.compile(r"<table\b[^>]*>")
 # A run page of the book (book/runs/<task>/<profile>-…), as the runner names it.
 RUN_PAGE = re.compile(r"book/runs/[\w-]+/(?P<profile>[a-z]+)-[^/]+")
 
@@ -282,7 +284,7 @@ def caption_tables(app, doctree) -> None:
         if (isinstance(node, nodes.table) and not isinstance(node[0], nodes.title))
         or (
             isinstance(node, nodes.raw)
-            and "<table" in node.astext()
+            and TABLE_TAG.search(node.astext())
             and "<caption" not in node.astext()
         )
     ]
@@ -298,7 +300,7 @@ def caption_tables(app, doctree) -> None:
             if isinstance(node, nodes.table):
                 node["hidden_caption"] = caption
                 continue
-            start = re.search(r"<table\b[^>]*>", node.astext()).end()
+            start = TABLE_TAG.search(node.astext()).end()
             text = node.astext()[:start] + caption + node.astext()[start:]
             node.replace_self(nodes.raw("", text, format=node["format"]))
 
