@@ -9,16 +9,29 @@
 - One search box: the sidebar's (on a phone, the page header's button); the theme's top bar
   would add a second one on every desktop page.
 - The `book-citation` directive: how to cite this book, from CITATION.cff.
+- What assistive technology needs (WCAG 2.1 AA) where the theme or a writer falls short: a
+  name for each expand toggle of the sidebar, the visible text as the name of a notebook
+  cell's show/hide toggle, list items in the reference list, a text alternative for each
+  figure a notebook cell draws and a caption for each table (see `name_the_nav_toggles`,
+  `visit_hidden_cell`, `visit_citation`, `describe_notebook_figures` and `caption_tables`).
+  The theme's templates that need it are overridden in book/_templates.
 """
 
+import html
+import inspect
 import re
 from pathlib import Path
 
 import yaml
+from bs4 import BeautifulSoup
 from docutils import nodes
+from markupsafe import Markup
+from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.util.docutils import SphinxDirective
 
 REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
+# The start tag of an HTML table (in a raw HTML block: a notebook's DataFrame, the KLUE table).
+TABLE_TAG = re.compile(r"<table\b[^>]*>")
 # A run page of the book (book/runs/<task>/<profile>-…), as the runner names it.
 RUN_PAGE = re.compile(r"book/runs/[\w-]+/(?P<profile>[a-z]+)-[^/]+")
 
@@ -157,6 +170,152 @@ class BookCitation(SphinxDirective):
         return [nodes.paragraph(text=sentence), block]
 
 
+def named_nav_toggles(html: str) -> str:
+    """The sidebar's HTML with a name on each expand toggle (`<summary>`) that has none.
+
+    Beside a page's link the theme puts a toggle holding only a chevron icon: a screen reader
+    announces a nameless button. Each gets "Pages under <the link's text>".
+    """
+    soup = BeautifulSoup(html, "html.parser")
+    for summary in soup.select("li.has-children > details > summary"):
+        link = summary.find_parent("li").find("a", recursive=False)
+        if link is not None and not summary.get_text(strip=True):
+            summary["aria-label"] = f"Pages under {link.get_text(' ', strip=True)}"
+    return str(soup)
+
+
+def name_the_nav_toggles(app, pagename, templatename, context, doctree):
+    """`html-page-context` handler: the theme's sidebar, with `named_nav_toggles` applied."""
+    generate = context.get("generate_toctree_html")
+    if generate is None:
+        return
+
+    def named(*args, **kwargs):
+        return Markup(named_nav_toggles(str(generate(*args, **kwargs))))
+
+    context["generate_toctree_html"] = named
+
+
+def visit_hidden_cell(self, node):
+    """A hidden cell's toggle, as myst-nb writes it but without its aria-label.
+
+    myst-nb names every toggle "Toggle hidden content", which leaves out the text it shows
+    ("Show code cell source"); without the label, the shown text is the name (WCAG 2.5.3).
+    """
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
+    for state, prompt in (("collapsed", "prompt_show"), ("expanded", "prompt_hide")):
+        text = html.escape(node[prompt])
+        self.body.append(f'<p class="{state} admonition-title">{text}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def visit_citation(self, node):
+    """A reference of a bibliography as a list item of its list.
+
+    Docutils gives each entry the role doc-biblioentry, deprecated in DPUB-ARIA 1.1: assistive
+    technology then finds no item in the entries' `role="list"` (axe: aria-required-children).
+    """
+    type(self).visit_citation(self, node)
+    self.body[-1] = self.body[-1].replace('role="doc-biblioentry"', 'role="listitem"')
+
+
+def depart_citation(self, node):
+    type(self).depart_citation(self, node)
+
+
+def accessible_writers(app) -> None:
+    """`builder-inited` handler: the writers of `visit_hidden_cell`, `visit_citation` and
+    `visit_table`, in place of myst-nb's and Sphinx's (once every extension has set up)."""
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
+    app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
+    app.add_node(nodes.table, override=True, html=(visit_table, depart_table))
+
+
+def figure_alt(source: str) -> str:
+    """What the figure of a notebook cell shows, from the cell's code: the title it gives the
+    figure, then the first sentence of the docstring of each `kluebook.plots` function it calls
+    ("" when it calls none)."""
+    from kluebook import plots
+
+    described = []
+    for name in re.findall(r"\bplots\.(\w+)\(", source):
+        doc = inspect.getdoc(getattr(plots, name, None)) or ""
+        described.append(re.split(r"(?<=\.)\s", doc.replace("\n", " "))[0].rstrip("."))
+    title = re.search(r"\btitle\s*=\s*(['\"])(.+?)\1", source)
+    if title and described:
+        described.insert(0, title.group(2))
+    return ". ".join(filter(None, described)) + "." if described else ""
+
+
+def describe_notebook_figures(app, doctree) -> None:
+    """`doctree-read` handler: a figure a notebook cell draws gets `figure_alt` of the cell as
+    its text alternative (myst-nb leaves it without one, and the HTML shows the file's path)."""
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        sources = [c for c in cell.findall(nodes.literal_block)]
+        alt = figure_alt("\n".join(s.astext() for s in sources))
+        for image in cell.findall(nodes.image):
+            if alt and not image.get("alt"):
+                image["alt"] = alt
+
+
+def section_title(node) -> str:
+    """The title of the section that holds `node` ("" outside any)."""
+    section = node.parent
+    while section is not None and not isinstance(section, nodes.section):
+        section = section.parent
+    return section[0].astext() if section is not None and section.children else ""
+
+
+def caption_tables(app, doctree) -> None:
+    """`doctree-read` handler: a caption for every table that has none, for screen readers.
+
+    A table's caption is its name in a screen reader's list of tables. A table of the book
+    stands under the heading that names it, so a table without a caption of its own gets the
+    heading as one, visually hidden (the reader sees the heading right above), numbered when a
+    section holds several (written by `visit_table`). Tables a notebook prints (pandas' HTML)
+    are captioned the same way.
+    """
+    uncaptioned = [
+        node
+        for node in doctree.findall(lambda n: isinstance(n, nodes.table | nodes.raw))
+        if (isinstance(node, nodes.table) and not isinstance(node[0], nodes.title))
+        or (
+            isinstance(node, nodes.raw)
+            and TABLE_TAG.search(node.astext())
+            and "<caption" not in node.astext()
+        )
+    ]
+    by_section: dict[str, list] = {}
+    for node in uncaptioned:
+        by_section.setdefault(section_title(node), []).append(node)
+    for title, tables in by_section.items():
+        for number, node in enumerate(tables, 1):
+            name = title or "Table"
+            if len(tables) > 1:
+                name += f" (table {number} of {len(tables)})"
+            caption = f'<caption class="visually-hidden">{html.escape(name)}</caption>'
+            if isinstance(node, nodes.table):
+                node["hidden_caption"] = caption
+                continue
+            start = TABLE_TAG.search(node.astext()).end()
+            text = node.astext()[:start] + caption + node.astext()[start:]
+            node.replace_self(nodes.raw("", text, format=node["format"]))
+
+
+def visit_table(self, node):
+    """A table, with the caption `caption_tables` gave it (a docutils title would bring a
+    permalink, a link nobody sees, into the keyboard's path)."""
+    type(self).visit_table(self, node)
+    self.body.append(node.get("hidden_caption", ""))
+
+
+def depart_table(self, node):
+    type(self).depart_table(self, node)
+
+
 def one_search_box(app, config) -> None:
     """`config-inited` handler: nothing in the theme's top bar (its default is a search field)."""
     config.html_theme_options["navbar_persistent"] = []
@@ -165,10 +324,14 @@ def one_search_box(app, config) -> None:
 def setup(app):
     disconnect_thebe(app)
     app.connect("config-inited", one_search_box)
+    app.connect("builder-inited", accessible_writers)
+    app.connect("doctree-read", describe_notebook_figures)
+    app.connect("doctree-read", caption_tables)
     app.connect("source-read", fill_repository_url)
     app.add_directive("book-citation", BookCitation)
     app.connect("html-page-context", drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", drop_mathjax_without_math, priority=901)
     app.connect("html-page-context", drop_thebe_styles, priority=902)
     app.connect("html-page-context", add_banner, priority=903)
+    app.connect("html-page-context", name_the_nav_toggles, priority=904)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,10 +3,12 @@
 
 def list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> str:
     """A `list-table` of fixed column widths (percent) that fits the page: long values (paths,
-    checksums) wrap inside their column instead of widening the table."""
+    checksums) wrap inside their column instead of widening the table. Without a header row,
+    the first column is the rows' headers (a field and its value), so each cell has a header."""
     lines = [
         "```{list-table}",
         f":header-rows: {1 if header else 0}",
+        *([] if header else [":stub-columns: 1"]),
         f":widths: {' '.join(str(w) for w in widths)}",
         ":class: kluebook-fixed",
         "",

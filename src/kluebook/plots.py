@@ -1,4 +1,8 @@
-"""The book's figures. Korean labels render with NanumGothic (shipped by koreanize-matplotlib)."""
+"""The book's figures. Korean labels render with NanumGothic (shipped by koreanize-matplotlib).
+
+The first sentence of each function's docstring says what its figure shows: the site gives it
+to the figure as its text alternative (book/_ext/kluebook_sphinx.py, `figure_alt`).
+"""
 
 from collections import Counter
 from collections.abc import Sequence
@@ -80,7 +84,7 @@ def confusion_matrix(gold: Sequence[str], pred: Sequence[str], labels: Sequence[
 def score_distribution(
     splits: dict[str, Sequence[float]], threshold: float | None = None, title: str = ""
 ):
-    """Overlaid histograms of a real-valued score in each split, a threshold line optional."""
+    """Overlaid histograms of a real-valued score in each split, with the threshold if given."""
     fig, ax = plt.subplots(figsize=(7, 3.2))
     values = [v for scores in splits.values() for v in scores]
     bins = np.linspace(min(values), max(values), 21) if values else 20
@@ -105,8 +109,11 @@ def prediction_scatter(
     groups: Sequence[str] | None = None,
     title: str = "",
 ):
-    """Predicted against gold scores, the diagonal y = x and, optionally, the threshold on both
-    axes (the four quadrants are the true/false positives/negatives of the thresholded F1)."""
+    """Predicted against gold scores, one dot per example, with the diagonal y = x.
+
+    With a threshold, its lines on both axes cut the plane into the true and false positives and
+    negatives of the thresholded F1.
+    """
     fig, ax = plt.subplots(figsize=(5.5, 5))
     frame = pd.DataFrame({"gold": gold, "pred": pred, "group": groups or ["all"] * len(gold)})
     for name, part in frame.groupby("group", sort=True):
@@ -129,9 +136,9 @@ def prediction_scatter(
 def precision_recall_curves(
     gold: Sequence[str], probs, labels: Sequence[str], classes: Sequence[str]
 ):
-    """One-vs-rest precision-recall curves of some classes; `probs` is (examples, labels).
+    """One-vs-rest precision-recall curves of some classes, each with its area in the legend.
 
-    The legend gives each curve's area by the trapezoidal rule, as in the official AUPRC.
+    `probs` is (examples, labels). The areas are by the trapezoidal rule, as in the official AUPRC.
     """
     scores = np.asarray(probs, dtype=float)
     gold_array = np.asarray(gold)
@@ -153,7 +160,10 @@ def precision_recall_curves(
 def label_distribution_barh(
     splits: dict[str, Sequence[str]], labels: Sequence[str], title: str = ""
 ):
-    """Horizontal bars, one group per label, for label sets too long for `label_distribution`."""
+    """Horizontal bars: the share of each label in each split, one group of bars per label.
+
+    For label sets too long for `label_distribution`.
+    """
     frame = pd.DataFrame(
         {
             name: pd.Series(Counter(values)).reindex(labels, fill_value=0) / len(values)

@@ -1,8 +1,10 @@
 """The book's own Sphinx extension (book/_ext/kluebook_sphinx.py): the smoke banner says what a
-build holds, the repository URL of the configuration fills every page's placeholder, and no
-hand-written page spells the URL out."""
+build holds, the repository URL of the configuration fills every page's placeholder, no
+hand-written page spells the URL out, each figure a notebook draws gets a text alternative and
+each sidebar toggle a name (the built site's audit is tests/framework/test_site_in_browser.py)."""
 
 import importlib.util
+import json
 from types import SimpleNamespace
 
 from kluebook.paths import CHECKOUT
@@ -47,3 +49,31 @@ def test_no_hand_written_page_spells_out_the_repository_url():
     assert pages
     spelled = [p.name for p in pages if "github.com/kluebook" in p.read_text(encoding="utf-8")]
     assert not spelled
+
+
+def test_every_figure_a_notebook_draws_gets_a_text_alternative_saying_what_it_shows():
+    cells = [
+        "".join(cell["source"])
+        for path in sorted((CHECKOUT / "notebooks").glob("*.ipynb"))
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code" and "plots." in "".join(cell["source"])
+    ]
+    assert len(cells) >= 16  # two figures or more in each of the eight notebooks
+    for source in cells:
+        alt = extension.figure_alt(source)
+        assert len(alt) > 30 and "`" not in alt and "plots" not in alt, (source, alt)
+    alt = extension.figure_alt('plots.label_distribution(splits, LABELS, title="Topics")')
+    assert alt == "Topics. Side-by-side bars: the share of each label in each split."
+    assert extension.figure_alt("print(result)") == ""
+
+
+def test_each_sidebar_toggle_is_named_after_the_page_it_opens():
+    html = (
+        '<ul><li class="toctree-l1 has-children"><a class="reference" href="y.html">YNAT — '
+        "results and runs</a><details><summary><span><i></i></span></summary><ul></ul>"
+        '</details></li><li class="has-children"><details><summary><p class="caption">Part'
+        "</p></summary></details></li></ul>"
+    )
+    named = extension.named_nav_toggles(html)
+    assert '<summary aria-label="Pages under YNAT — results and runs">' in named
+    assert "<summary><p" in named  # a toggle that shows its own text keeps it as its name

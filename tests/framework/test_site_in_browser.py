@@ -7,13 +7,17 @@ Korean text must render with a CJK font, and no internal link may be broken. The
 fits a 1366 px laptop, its metric headers link to their definitions; a run page's parameter
 table has no overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a
 banner on every page and a notice on each smoke run page; a page shows one search box.
-Screenshots of the results page (laptop and phone widths), a task page and a run page are left
-in _build/test-artifacts/ for a person to look at.
+Accessibility (WCAG 2.1 AA): axe-core finds no serious or critical violation on any kind of page
+at 1366 and 400 px, light and dark; the keyboard's first stop skips to the content and every
+stop shows a focus ring; every figure has a text alternative, every table header cells and a
+caption. Screenshots of the results page (laptop and phone widths), a task page and a run page
+are left in _build/test-artifacts/ for a person to look at.
 
-Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them) and the `playwright`
-package of the dev extra; Playwright's own browser download is never used. KLUEBOOK_CHROMIUM
-names another Chromium; KLUEBOOK_BROWSER_SITE checks the html folder of a smoke book of YNAT
-and NLI built already instead of building one.
+Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
+package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
+installs the version package-lock.json pins; .ci/run does); Playwright's own browser download
+is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE checks the html
+folder of a smoke book of YNAT and NLI built already instead of building one.
 """
 
 import functools
@@ -436,3 +440,143 @@ def test_the_cite_page_has_the_full_klue_entry_the_book_and_every_model(site):
     assert "@software{kluebook" in cite and "https://github.com/kluebook/kluebook" in cite
     for key in ("Devlin", "Conneau", "Lee", "Park"):
         assert key in cite
+
+
+# axe-core, the accessibility engine of browsers' own audits (npm, package-lock.json; `npm ci`).
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# The serious and critical violations on the page: one {rule, impact, target, summary} per element.
+AXE_RUN = """async tags => {
+  const result = await axe.run(document, {runOnly: {type: "tag", values: tags},
+                                          resultTypes: ["violations"]});
+  return result.violations
+    .filter(v => v.impact === "serious" || v.impact === "critical")
+    .flatMap(v => v.nodes.map(n => ({rule: v.id, impact: v.impact, target: n.target.join(" "),
+                                     summary: n.failureSummary})));
+}"""
+
+
+def page_kinds(site: Path) -> dict[str, str]:
+    """One page of each kind of the book, by kind: its path in the site."""
+    pages = {
+        "front": "book/intro.html",
+        "results": "book/results.html",
+        "run": run_page(site).relative_to(site).as_posix(),
+    }
+    for task in TASKS:
+        pages[f"{task} results"] = f"book/_generated/tasks/{task}.html"
+        pages[f"{task} method"] = f"book/_generated/methods/{task}.html"
+    for name in ("deviations", "protocol", "uncertainty", "reproduce", "course", "glossary"):
+        pages[name] = f"book/{name}.html"
+    pages["cite"] = "book/cite.html"
+    pages["status"] = "book/status.html"
+    return pages
+
+
+def accessibility_findings(browser, base_url: str, pages: dict[str, str]) -> list[dict]:
+    """axe-core's serious and critical WCAG 2.1 A/AA findings on each page, at a laptop's and a
+    phone's width, in the theme's light and dark colour modes (the reader's system setting)."""
+    findings = []
+    page = browser.new_page()
+    for mode in ("light", "dark"):
+        page.emulate_media(color_scheme=mode)
+        for viewport in (LAPTOP, NARROW):
+            page.set_viewport_size(viewport)
+            for kind, path in pages.items():
+                page.goto(base_url + path)
+                page.wait_for_load_state("networkidle")
+                assert page.evaluate("document.documentElement.dataset.theme") == mode, path
+                page.add_script_tag(path=AXE)
+                where = {"kind": kind, "mode": mode, "width": viewport["width"]}
+                findings += [where | found for found in page.evaluate(AXE_RUN, WCAG_AA)]
+    page.close()
+    return findings
+
+
+def test_no_page_has_a_serious_or_critical_accessibility_finding(site, base_url, browser):
+    """axe-core on every kind of page, at 1366 and 400 px, light and dark: WCAG 2.1 AA."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
+    findings = accessibility_findings(browser, base_url, page_kinds(site))
+    listed = sorted(
+        f"{f['rule']} ({f['impact']}) on {f['kind']} at {f['width']} px, {f['mode']}: {f['target']}"
+        for f in findings
+    )
+    assert not findings, f"{len(findings)} findings:\n" + "\n".join(listed)
+
+
+# The focused element as the browser draws it: its start tag, and whether an outline or a
+# shadow (the theme's focus rings) marks it.
+FOCUSED = """() => {
+  const e = document.activeElement, s = getComputedStyle(e);
+  const ring = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0)
+               || s.boxShadow !== "none";
+  return {tag: e.outerHTML.slice(0, 120), ring, inArticle: !!e.closest("main")};
+}"""
+
+
+def test_the_keyboard_skips_to_the_content_and_shows_where_the_focus_is(base_url, browser):
+    visit = Visit(browser, base_url + "book/results.html")
+    page = visit.page
+    page.keyboard.press("Tab")  # the first stop: the skip link, shown once it has the focus
+    skip = page.locator(".skip-link a")
+    assert skip.evaluate("e => e === document.activeElement")
+    assert "Skip to main content" in skip.inner_text() and skip.is_visible()
+    assert page.evaluate(FOCUSED)["ring"]
+    page.keyboard.press("Enter")
+    assert urlsplit(page.url).fragment == "main-content"
+    stops = []
+    for _ in range(8):  # the next stops are in the content, each with a visible focus ring
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(FOCUSED))
+    assert all(stop["inArticle"] for stop in stops), stops
+    assert all(stop["ring"] for stop in stops), [s["tag"] for s in stops if not s["ring"]]
+    visit.close()
+
+
+class Readable(HTMLParser):
+    """The images (src, alt) and tables (whether each has a header cell and a caption) of the
+    main content of one HTML file."""
+
+    def __init__(self):
+        super().__init__()
+        self.images: list[tuple[str, str]] = []
+        self.tables: list[dict] = []
+        self.depth = 0  # inside <main>
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.depth += tag == "main"
+        if not self.depth:
+            return
+        if tag == "img":
+            self.images.append((attrs.get("src", ""), attrs.get("alt") or ""))
+        elif tag == "table":
+            self.tables.append({"class": attrs.get("class", ""), "th": False, "caption": ""})
+        elif tag in ("th", "caption") and self.tables:
+            self.tables[-1][tag] = True if tag == "th" else self.tables[-1][tag] or " "
+
+    def handle_endtag(self, tag):
+        self.depth -= tag == "main" and self.depth > 0
+
+    def handle_data(self, data):
+        if self.tables and self.tables[-1]["caption"] == " ":
+            self.tables[-1]["caption"] = data.strip() or " "
+
+
+def test_every_figure_has_a_text_alternative_and_every_table_headers_and_a_caption(site):
+    problems = []
+    for path in html_pages(site):
+        name = path.relative_to(site).as_posix()
+        if name in ("genindex.html", "search.html"):  # the theme's own pages, no content
+            continue
+        readable = Readable()
+        readable.feed(path.read_text(encoding="utf-8"))
+        for src, alt in readable.images:
+            # myst-nb's default, the image's own path, says nothing about what it shows.
+            if not alt or alt == src or re.search(r"\.(png|svg|jpe?g)$", alt):
+                problems.append(f"{name}: image {src} has no text alternative ({alt!r})")
+        for table in readable.tables:
+            if not table["th"] or not table["caption"].strip():
+                problems.append(f"{name}: table {table} lacks header cells or a caption")
+    assert not problems, "\n".join(problems)
