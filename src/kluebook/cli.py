@@ -348,14 +348,14 @@ def run(
     """Execute the task notebooks for every (task, model, seed, parameter set) of a run matrix.
 
     Everything is written under the book root: KLUEBOOK_ROOT, else the checkout kluebook runs
-    from, else the current directory. Each run writes its page to `book/runs/<task>/` and its
-    record, predictions and executed notebook to `results/<profile>/<task>/`, named after its
-    model (a local folder: its name and a hash of its files), its overrides (if any) and its
-    seed, so runs of different configurations never overwrite each other. Runs whose record
-    matches (same notebook, parameters, data and the code the run executes) are skipped; a
-    second runner on the same book root waits for a run in progress instead of repeating it.
-    A failing run is recorded as failed beside its last good result (which it never replaces),
-    the others go on, and the command exits 1 at the end. --dry-run says which runs would
+    from, else the current directory. Each run writes its record, predictions and executed
+    notebook to `results/<profile>/<task>/` (`kluebook report` renders its page into
+    `book/runs/<task>/`), named after its model (a local folder: its name and a hash of its
+    files), its overrides (if any) and its seed, so runs of different configurations never
+    overwrite each other. Runs whose record matches (same notebook, parameters, data and the
+    code the run executes) are skipped; a second runner on the same book root waits for a run in progress instead of repeating it.
+    A failing run, or one that cannot be stored, is recorded as failed beside its last good
+    result (which it never replaces), the others go on, and the command exits 1 at the end. --dry-run says which runs would
     execute and why.
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and

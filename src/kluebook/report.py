@@ -22,6 +22,7 @@ from kluebook.paths import GENERATED, RESULTS, ROOT
 from kluebook.records import Unreadable, read_records
 from kluebook.results_page import build_contents, figure_path, render
 from kluebook.run_pages import render_page
+from kluebook.runner import spec_of
 from kluebook.status_page import render_status
 from kluebook.tasks import all_tasks
 
@@ -63,7 +64,7 @@ def write_run_pages(records: list[dict], root: Path = ROOT) -> list[Path]:
     pages = []
     for record in records:
         if record["status"] == "succeeded" and record["task"] in tasks:
-            page = render_page(record, root, stale_reason(record, today))
+            page = render_page(record, spec_of(record), root, stale_reason(record, today))
             pages += [page] if page else []
     return pages
 

@@ -1,10 +1,10 @@
 """Executing the task notebooks with papermill over a run matrix (tasks x models x seeds).
 
 Each run that succeeds writes its record, predictions and executed notebook to
-results/<profile>/<task>/ and its page to book/runs/<task>/ (`kluebook report` renders the pages
-again from the records). A run whose record already holds the same fingerprint is skipped. A run
-that fails or is interrupted is recorded beside the last good one (`<name>.failed.json`), never
-over it, and the others go on. Where a run executes is an executor's business (kluebook.executors:
+results/<profile>/<task>/ (`kluebook report` renders its page from them). A run whose record
+already holds the same fingerprint is skipped. A run that fails, is interrupted or cannot be
+stored is recorded beside the last good one (`<name>.failed.json`), never over it, and the others
+go on. Where a run executes is an executor's business (kluebook.executors:
 here one at a time, here several at once, or on a Dask cluster); what it produced comes back as
 data (kluebook.worker) and is written here, the same way for every executor.
 """
@@ -28,6 +28,7 @@ from kluebook.checkpoints import check_model
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
+from kluebook.kept_notebook import clean_notebook
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
 from kluebook.recipes import PROFILES, recipe_parameters, resolve_recipe
 from kluebook.tasks import Task, available_tasks, get_task
@@ -415,7 +416,10 @@ def execute(
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
             products.error, products.traceback = records.describe_error(error)
-        return store(spec, run_inputs, products)
+        try:
+            return store(spec, run_inputs, products)
+        except Exception as error:  # an invalid outcome, a full disk: this run's failure only
+            return _store_failed(spec, run_inputs, products, error, say)
 
 
 def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> str:
@@ -424,8 +428,6 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
     is recorded beside the last success (`store_failure`), which it never replaces."""
     if not products.succeeded:
         return store_failure(spec, run_inputs, products)
-    from kluebook.run_pages import clean_notebook, render_page
-
     facts = {
         "config": spec.config or "default",
         "overrides": spec.extra,
@@ -449,7 +451,6 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
     write_text_atomic(spec.executed_path, clean_notebook(products.executed, spec))
     records.write_record(spec.record_path, record)
     spec.failure_path.unlink(missing_ok=True)  # superseded by this success
-    render_page(record.as_dict())
     return "succeeded"
 
 
@@ -478,6 +479,26 @@ def store_failure(
     )
     records.write_record(spec.failure_path, record)
     return "failed"
+
+
+def _store_failed(
+    spec: RunSpec, run_inputs: records.Inputs, products: RunProducts, error: Exception, say
+) -> str:
+    """Record a run whose products could not be stored as failed, with the error that stopped
+    it; where even that record cannot be written, say why. Either way the run is not done and
+    the next sweep executes it again."""
+    failed = RunProducts(started=products.started, host=products.host, finished=products.finished)
+    failed.executed = products.executed
+    error_line, failed.traceback = records.describe_error(error)
+    failed.error = f"storing the run failed: {error_line}"
+    try:
+        return store_failure(spec, run_inputs, failed)
+    except Exception as again:  # the disk is still full, say
+        say(
+            f"  {spec.task.name} {spec.name}: {failed.error}; its failure could not be recorded "
+            f"either ({records.describe_error(again)[0]})"
+        )
+        return "failed"
 
 
 def _relative(path: Path) -> str:

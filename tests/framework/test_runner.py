@@ -117,14 +117,6 @@ def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code
         assert (records.code_digest(copy) == base) == (name != "code"), name
 
 
-def test_report_plots_book_and_cli_code_are_not_part_of_a_runs_code():
-    package = Path(records.__file__).parent
-    for module in ("report.py", "plots.py", "book.py", "cli.py", "pages.py", "runner.py"):
-        assert module not in records.RUN_CODE
-        assert (package / module).exists()
-    assert all((package / module).exists() for module in records.RUN_CODE)
-
-
 def test_an_overridden_run_has_its_own_files_and_parameters_are_portable():
     default = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
     tuned = runner.plan("smoke", tasks=["ynat"], seeds=[1], extra={"learning_rate": 3e-5})[0]
