@@ -353,10 +353,10 @@ def run(
     `book/runs/<task>/`), named after its model (a local folder: its name and a hash of its
     files), its overrides (if any) and its seed, so runs of different configurations never
     overwrite each other. Runs whose record matches (same notebook, parameters, data and the
-    code the run executes) are skipped; a second runner on the same book root waits for a run in progress instead of repeating it.
-    A failing run, or one that cannot be stored, is recorded as failed beside its last good
-    result (which it never replaces), the others go on, and the command exits 1 at the end. --dry-run says which runs would
-    execute and why.
+    code the run executes) are skipped; a second runner on the same book root waits for a run
+    in progress instead of repeating it. A failing run, or one that cannot be stored, is
+    recorded as failed beside its last good result (which it never replaces), the others go
+    on, and the command exits 1 at the end. --dry-run says which runs would execute and why.
 
     Runs execute one after another here by default; --jobs N runs N at once on this machine, and
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
