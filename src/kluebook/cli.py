@@ -245,14 +245,15 @@ def _matrix_path(matrix: Path | None) -> Path | None:
     return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
 
 
-def _plan(
+def _run_options(
     profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions=("", "")
-) -> list:
-    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)  # before the slow import
+):
+    """The command's run options as one `runner.Options`, parsed before the slow import."""
+    seed_list, extra = _parse_seeds(seeds), _parse_settings(settings)
     matrix = _matrix_path(matrix)
     from kluebook import runner
 
-    return runner.plan(
+    return runner.Options(
         profile,
         tasks=_split(tasks),
         models=_split(models),
@@ -266,25 +267,12 @@ def _plan(
     )
 
 
-def _run(
-    profile,
-    tasks,
-    models,
-    seeds,
-    data_source,
-    data_dir,
-    settings,
-    matrix,
-    force,
-    quiet,
-    execution=("local", 1, None, None, None, None, None),
-    revisions=("", ""),
-) -> bool:
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    specs = _plan(*options, revisions)
+def _run(options, force, quiet, execution=("local", 1, None, None, None, None, None)) -> bool:
+    """Execute the runs `options` ask for (checked and pinned first), on the executor
+    `execution` names; True when none failed."""
     from kluebook import runner
 
-    specs = runner.preflight(specs)
+    specs = runner.prepare(options)
     executor = _executor(*execution)
     try:
         summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
@@ -376,21 +364,23 @@ def run(
     node: `--slurm-partition debug --jobs 2 --threads 1 --slurm-memory 3GB --gpus-per-job 0
     --slurm-walltime 00:30:00`.
     """
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    revisions = (model_revision, data_revision)
+    options = _run_options(
+        profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions
+    )
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
-    revisions = (model_revision, data_revision)
     if dry_run:
-        from kluebook.runner import pin_revisions
+        from kluebook.runner import pin_revisions, planned
 
-        states = _states(pin_revisions(_plan(*options, revisions)))
+        states = _states(pin_revisions(planned(options)))
         chosen = [(s, st) for s, st in states if force or st.state != "current"]
         for spec, state in states:
             verb = "would execute" if force or state.state != "current" else "would skip"
             typer.echo(f"{verb}: {spec.task.name} {spec.name}: {state}")
         typer.echo(f"would execute {len(chosen)} of {len(states)} runs (dry run: none executed)")
         return
-    if not _run(*options, force, quiet, execution, revisions):
+    if not _run(options, force, quiet, execution):
         raise typer.Exit(1)
 
 
@@ -422,7 +412,10 @@ def status(
             f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
             f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
         )
-    states = _states(_plan(profile, tasks, models, seeds, data_source, data_dir, settings, matrix))
+    from kluebook.runner import planned
+
+    options = _run_options(profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    states = _states(planned(options))
     counts: dict[str, int] = {}
     for spec, state in states:
         typer.echo(f"{spec.task.name} {spec.name}: {state}")
@@ -481,7 +474,7 @@ def book(
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     execution = (executor, jobs, threads, scheduler, resources)
     started = time.perf_counter()
-    ok = no_run or _run(*options, force, quiet, execution)
+    ok = no_run or _run(_run_options(*options), force, quiet, execution)
     ran = time.perf_counter()
     write_generated_pages(force=force)
     written = time.perf_counter()

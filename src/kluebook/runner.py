@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -191,6 +191,33 @@ def parameter_grid(parameters: dict) -> list[dict]:
     """Every combination of the parameters: a list value is a grid axis, a scalar is fixed."""
     axes = {k: v if isinstance(v, list) else [v] for k, v in parameters.items()}
     return [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a command asks of the runner, parsed once: the run matrix (the profile's, or a
+    sweep file's) and what narrows or overrides it (see `plan`)."""
+
+    profile: str | None = "smoke"
+    tasks: list[str] | None = None
+    models: list[str] | None = None
+    seeds: list[int] | None = None
+    data_source: str | None = None
+    data_dir: str | None = None
+    extra: dict = field(default_factory=dict)
+    matrix_path: Path | None = None
+    model_revision: str = ""
+    data_revision: str = ""
+
+
+def planned(options: Options) -> list[RunSpec]:
+    """The runs `options` ask for, as planned (`plan`): their revisions as asked."""
+    return plan(**{f.name: getattr(options, f.name) for f in fields(Options)})
+
+
+def prepare(options: Options) -> list[RunSpec]:
+    """The runs `options` ask for, checked and pinned (`preflight`): what a sweep executes."""
+    return preflight(planned(options))
 
 
 def plan(

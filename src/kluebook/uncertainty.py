@@ -8,6 +8,7 @@ from the runs' predictions files and the dev set they scored (the two-stage boot
 here are not those the runs scored, the cell says so (`Cell.no_interval`).
 """
 
+import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -16,6 +17,7 @@ from kluebook import bootstrap
 from kluebook.compare import DataMismatch, record_gold
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
+from kluebook.paths import scrub
 from kluebook.scoring import index_predictions
 from kluebook.tasks import Task, get_task
 
@@ -59,6 +61,7 @@ def _seed_replicates(task: Task, runs: list[dict], root: Path) -> tuple[list[dic
             _SEED_REPLICATES[key] = None, str(error)
         except (KluebookError, KeyError, OSError, TypeError) as error:
             reason = str(error) if isinstance(error, KluebookError) else type(error).__name__
+            reason = scrub(reason.replace(f"{root}{os.sep}", ""))  # the table names no folder
             _SEED_REPLICATES[key] = None, f"the dev set or predictions cannot be read: {reason}"
     return _SEED_REPLICATES[key]
 
@@ -66,10 +69,11 @@ def _seed_replicates(task: Task, runs: list[dict], root: Path) -> tuple[list[dic
 def attach_intervals(cells: dict, task_name: str, runs: list[dict], root: Path) -> None:
     """Give the cells of one task in one row their interval (`cell.interval`) and their runs'
     resampled values (`cell.seed_replicates`, for paired comparisons); `runs` are the runs the
-    cells pool, by seed. A cell of several seeds without an interval says why
-    (`cell.no_interval`)."""
-    why = _not_comparable(runs)
-    per_seed, why = (None, why) if why else _seed_replicates(get_task(task_name), runs, root)
+    cells pool, by seed. A cell of several seeds whose dev set cannot be read here, or is not the
+    one its runs scored, says so (`cell.no_interval`)."""
+    per_seed, why = (
+        _seed_replicates(get_task(task_name), runs, root) if _comparable(runs) else (None, "")
+    )
     for (task, metric), cell in cells.items():
         if task != task_name:
             continue
@@ -84,13 +88,10 @@ def attach_intervals(cells: dict, task_name: str, runs: list[dict], root: Path) 
             cell.no_interval = why
 
 
-def _not_comparable(runs: list[dict]) -> str:
-    """Why the runs' values cannot be resampled together ("" when they can): a run kept no
-    predictions, or they scored different dev sets (data or limit)."""
+def _comparable(runs: list[dict]) -> bool:
+    """Whether every run kept its predictions, all on one dev set (data and limit)."""
     dev_sets = {(r.get("data_checksum"), r.get("parameters", {}).get("dev_limit")) for r in runs}
-    if not all(r.get("predictions") for r in runs):
-        return "a run kept no predictions"
-    return "its runs scored different dev sets" if len(dev_sets) > 1 else ""
+    return len(dev_sets) == 1 and all(r.get("predictions") for r in runs)
 
 
 def cell_title(cell) -> str:

@@ -200,3 +200,23 @@ def test_a_run_is_sent_with_the_inputs_it_is_later_checked_against():
         _, sent = runner.run_request(spec)
         assert sent == runner.spec_inputs(spec)
         assert sent.notebook == records.current_code(spec.task)["notebook"]
+
+
+def test_one_options_value_plans_the_runs_a_command_asks_for(tmp_path):
+    options = runner.Options(
+        "smoke",
+        tasks=["ynat"],
+        seeds=[3],
+        extra={"learning_rate": 3e-5},
+        matrix_path=runner.CONFIGS / "sweeps/learning-rate.yaml",
+        model_revision="main",
+    )
+    (spec,) = {s.config: s for s in runner.planned(options)}.values()
+    assert (spec.task.name, spec.seed, spec.model_revision) == ("ynat", 3, "main")
+    assert spec.config == "learning_rate=3e-05"  # the override replaced the sweep's grid
+    assert [s.name for s in runner.prepare(dataclasses.replace(options, model_revision=""))] == [
+        spec.name
+    ]
+    elsewhere = dataclasses.replace(options, data_source="official", data_dir=str(tmp_path))
+    with pytest.raises(KluebookError, match="lacks the ynat files"):  # checked before any run
+        runner.prepare(elsewhere)

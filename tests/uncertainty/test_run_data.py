@@ -76,9 +76,11 @@ def test_a_cell_of_several_seeds_says_why_it_has_no_interval(tmp_path):
     assert cell.no_interval.startswith("the ynat data here (checksum ")
     assert cell_title(cell).startswith("no bootstrap interval: the ynat data here")
     assert '<span class="no-interval" title="the ynat data here' in cell_html(row, cell, "", "p")
-    kept_none = [{k: v for k, v in run.items() if k != "predictions"} for run in runs]
-    (row,) = reproduced_rows(kept_none, tmp_path)
-    assert row.cells[("ynat", "macro_f1")].no_interval == "a run kept no predictions"
+    missing = [{**run, "predictions": "gone.jsonl"} for run in runs]
+    (row,) = reproduced_rows(missing, tmp_path)
+    why = row.cells[("ynat", "macro_f1")].no_interval
+    expected = "the dev set or predictions cannot be read: cannot read gone.jsonl: No such file"
+    assert why.startswith(expected)
 
 
 def test_comparing_runs_on_data_that_are_not_here_is_a_one_line_error(tmp_path):
