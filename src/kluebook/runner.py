@@ -11,6 +11,7 @@ data (kluebook.worker) and is written here, the same way for every executor.
 
 import itertools
 import logging
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -451,7 +452,8 @@ def execute(
 
 def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> str:
     """Write a run's files into this checkout, each atomically, the record last: a run whose
-    record is not written is not done, and the next sweep executes it again. A run that failed
+    record is not written is not done, and the next sweep executes it again; one whose files
+    cannot all be written leaves its last success's as they were. A run that failed
     is recorded beside the last success (`store_failure`), which it never replaces."""
     if not products.succeeded:
         return store_failure(spec, run_inputs, products)
@@ -474,8 +476,19 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
         predictions=_relative(predictions),
         **facts,
     )
-    write_text_atomic(predictions, products.predictions.decode("utf-8"))
-    write_text_atomic(spec.executed_path, clean_notebook(products.executed, spec))
+    files = {
+        predictions: products.predictions.decode("utf-8"),
+        spec.executed_path: clean_notebook(products.executed, spec),
+    }
+    staged = {path: path.with_name(f".{path.name}.staged") for path in files}
+    try:  # all written before any replaces the last success's (a full disk stops it first)
+        for path, text in files.items():
+            write_text_atomic(staged[path], text)
+        for path, staging in staged.items():
+            os.replace(staging, path)
+    finally:
+        for staging in staged.values():
+            staging.unlink(missing_ok=True)
     records.write_record(spec.record_path, record)
     spec.failure_path.unlink(missing_ok=True)  # superseded by this success
     return "succeeded"

@@ -80,16 +80,23 @@ def test_a_full_disk_while_storing_one_run_fails_only_that_run(tmp_path, monkeyp
     write = runner.write_text_atomic
 
     def full_for_the_first(path, text):
-        if path == first.executed_path:
+        if first.executed_path.name in path.name:
             executor.first_stored.set()
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return write(path, text)
 
+    earlier = _products({"macro_f1": 0.5})
+    earlier.predictions = b'{"guid": "earlier"}\n'
+    assert runner.store(first, runner.spec_inputs(first), earlier) == "succeeded"
+    kept = first.record_path.read_text()
     monkeypatch.setattr(runner, "write_text_atomic", full_for_the_first)
-    summary = runner.run_all(specs, log_output=False, executor=executor)
+    summary = runner.run_all(specs, force=True, log_output=False, executor=executor)
     assert [s.name for s in summary.failed] == [first.name] and not executor.cancelled
     assert len(summary.succeeded) == 2
     failure = records.parse_record(first.failure_path)
     assert "OSError" in failure["error"] and "No space left on device" in failure["error"]
-    assert not first.record_path.exists()  # not done: the next sweep executes it again
-    assert runner.run_state(first).state == "failed"
+    assert first.record_path.read_text() == kept  # the last success, its predictions and page
+    predictions = first.record_path.with_suffix(".predictions.jsonl")
+    assert predictions.read_text() == '{"guid": "earlier"}\n'
+    assert sorted(p.name for p in first.record_path.parent.glob(".*")) == []  # nothing staged
+    assert str(runner.run_state(first)).startswith("current; the last attempt failed: storing")
