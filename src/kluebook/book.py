@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kluebook import __version__, repository
+from kluebook import __version__, code_closure, repository
 from kluebook.code_closure import closure, notebook_imports
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
@@ -81,18 +81,44 @@ def _task_files(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
 
+def files_touched_digest() -> str:
+    """SHA-256 over the name, size and modification time of every file the generated pages can
+    be made from (a superset of `generated_pages_digest`'s: the whole package, results/, the
+    toc, the task folders and notebooks): while it is unchanged, so are the pages' inputs, and
+    nothing need be read."""
+    from kluebook.tasks import all_tasks
+
+    files = [p for p in code_closure.PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts]
+    files += [p for p in RESULTS.rglob("*") if p.is_file()] + [ROOT / "_toc.yml"]
+    files += [p for p in CONFIGS.rglob("*") if p.is_file()]
+    for task in all_tasks().values():
+        files += [*_task_files(task.folder), task.notebook_path]
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(set(files)):
+        stat = path.stat() if path.is_file() else None
+        shown = f"{stat.st_size} {stat.st_mtime_ns}" if stat else "absent"
+        digest.update(f"{path}\0{shown}\0".encode())
+    return digest.hexdigest()
+
+
 def write_generated_pages(force: bool = False) -> bool:
     """The results table, figure and status page from the records, and the registry pages;
-    skipped, returning False, when nothing they are made from changed since they were written."""
+    skipped, returning False, when nothing they are made from changed since they were written
+    (no file touched since, `files_touched_digest`, or none changed, `generated_pages_digest`)."""
     stamp = GENERATED / ".kluebook-inputs"
+    touched = files_touched_digest()
+    stamped = stamp.read_text(encoding="utf-8").split() if stamp.is_file() else []
+    if not force and stamped[1:] == [touched]:
+        return False
     digest = generated_pages_digest()
-    if not force and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
+    if not force and stamped[:1] == [digest]:
+        stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
         return False
     from kluebook.report import write_generated
 
     stamp.unlink(missing_ok=True)
     write_generated()
-    stamp.write_text(digest + "\n", encoding="utf-8")
+    stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
     return True
 
 
