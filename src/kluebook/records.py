@@ -209,11 +209,12 @@ def task_imports(task) -> list[str]:
 def run_modules(task) -> list[tuple[str, Path]]:
     """The shared modules a run of `task` executes: the import closure of what its notebook and
     its task folder import, apart from the modules of the task folder (`task_code_hash`)."""
-    notebook = task.notebook_path.read_text(encoding="utf-8")
+    notebook = task.notebook_path
+    entry = notebook_imports(notebook.read_text(encoding="utf-8")) if notebook.is_file() else ()
     own = f"kluebook.tasks.{task.name}"
     return [
         (name, path)
-        for name, path in closure([*notebook_imports(notebook), *task_imports(task)]).items()
+        for name, path in closure([*entry, *task_imports(task)]).items()
         if name != own and not name.startswith(own + ".")
     ]
 
