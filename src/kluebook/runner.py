@@ -4,9 +4,9 @@ Each run that succeeds writes its record, predictions and executed notebook to
 results/<profile>/<task>/ (`kluebook report` renders its page from them). A run whose record
 already holds the same fingerprint is skipped. A run that fails, is interrupted or cannot be
 stored is recorded beside the last good one (`<name>.failed.json`), never over it, and the others
-go on. Where a run executes is an executor's business (kluebook.executors:
-here one at a time, here several at once, or on a Dask cluster); what it produced comes back as
-data (kluebook.worker) and is written here, the same way for every executor.
+go on. Where a run executes is an executor's business (kluebook.executors: here one at a time,
+here several at once, or on a Dask cluster); what it produced comes back as data
+(kluebook.worker) and is written here, the same way for every executor.
 """
 
 import itertools
@@ -525,8 +525,8 @@ def _store_failed(
     spec: RunSpec, run_inputs: records.Inputs, products: RunProducts, error: Exception, say
 ) -> str:
     """Record a run whose products could not be stored as failed, with the error that stopped
-    it; where even that record cannot be written, say why. Either way the run is not done and
-    the next sweep executes it again."""
+    it; where even that record cannot be written, say why. Either way nothing of this attempt
+    replaces the run's last success."""
     failed = RunProducts(started=products.started, host=products.host, finished=products.finished)
     failed.executed = products.executed
     error_line, failed.traceback = records.describe_error(error)
