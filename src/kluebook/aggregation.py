@@ -56,6 +56,7 @@ class Cell:
     stale: str = ""  # the inputs that changed since these runs were made ("" if current)
     not_pooled: int = 0  # the runs of the configuration made from other inputs
     interval: Interval | None = None  # 95% bootstrap interval (kluebook.uncertainty)
+    no_interval: str = ""  # why a cell of several seeds has no interval
     seed_replicates: list = field(default_factory=list, repr=False)  # per seed, resampled
 
     @property

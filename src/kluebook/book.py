@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kluebook import __version__, repository
+from kluebook import __version__, code_closure, repository
+from kluebook.code_closure import closure, notebook_imports
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
 
@@ -18,6 +19,8 @@ SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
 # the generated pages); the build is skipped when none of it changed since the last one.
 SITE_INPUTS = ("_config.yml", "_toc.yml", "CITATION.cff", "book")
 STAMP = ".kluebook-inputs"
+# The Sphinx extension of the package that _config.yml loads (the launch buttons).
+SITE_EXTENSION = "kluebook.sphinx_hooks"
 
 
 def site_inputs_digest(root: Path = ROOT) -> str:
@@ -27,32 +30,13 @@ def site_inputs_digest(root: Path = ROOT) -> str:
         path = root / name
         files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
         _digest_files(digest, files, root)
+    _digest_modules(digest, [SITE_EXTENSION])  # the code the build runs
     return digest.hexdigest()
 
 
-# The code that writes the generated pages, besides the records, configs and task folders.
-PAGE_CODE = (
-    "report.py",
-    "aggregation.py",
-    "pooling.py",
-    "klue_marks.py",
-    "klue_table.py",
-    "links.py",
-    "results_page.py",
-    "downloads.py",
-    "status_page.py",
-    "records.py",
-    "run_pages.py",
-    "runner.py",
-    "pages.py",
-    "result_figures.py",
-    "model_index.py",
-    "myst.py",
-    "plots.py",
-    "recipes.py",
-    "checkpoints.py",
-    "book.py",
-)
+# The entry points of the code that writes the generated pages: `write_generated_pages` and
+# the report it calls.
+PAGE_ENTRY = ("kluebook.book", "kluebook.report")
 
 
 def _digest_files(digest, files, base: Path) -> None:
@@ -61,36 +45,80 @@ def _digest_files(digest, files, base: Path) -> None:
         digest.update(hashlib.sha256(file.read_bytes()).digest())
 
 
+def _digest_modules(digest, entry: list[str]) -> None:
+    """The names and bytes of the import closure of the modules `entry` names."""
+    for name, path in closure(entry).items():
+        digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+
+
 def generated_pages_digest() -> str:
-    """SHA-256 over what the generated pages are made from: the run records, the configs, the
-    task folders' registry entries and cards, and the code that writes the pages."""
+    """SHA-256 over what the generated pages are made from: every file under results/ (records,
+    predictions, executed notebooks), the configs, the toc, the task folders and notebooks, and
+    the code that writes the pages or that a record's staleness is judged against: the import
+    closure of `PAGE_ENTRY`, of the task folders' code and of the notebooks' imports."""
+    from kluebook.records import task_imports
     from kluebook.tasks import all_tasks
 
     digest = hashlib.sha256(__version__.encode())
-    _digest_files(digest, RESULTS.rglob("*.json") if RESULTS.is_dir() else [], ROOT)
+    _digest_files(digest, (p for p in RESULTS.rglob("*") if p.is_file()), ROOT)
     _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), CONFIGS)
     toc = ROOT / "_toc.yml"  # the generated toc is made from it, in a book root
     _digest_files(digest, [toc] if toc.is_file() else [], ROOT)
+    entry = list(PAGE_ENTRY)
     for task in all_tasks().values():
-        digest.update(task.name.encode())
-        _digest_files(digest, [task.folder / "task.yaml", task.card_path], task.folder)
-    package = Path(__file__).parent
-    _digest_files(digest, [package / name for name in PAGE_CODE], package)
+        digest.update(task.name.encode() + b"\0")
+        _digest_files(digest, _task_files(task.folder), task.folder)
+        entry += task_imports(task)
+        if task.notebook_path.is_file():
+            text = task.notebook_path.read_text(encoding="utf-8")
+            digest.update(hashlib.sha256(text.encode()).digest())
+            entry += notebook_imports(text)
+    _digest_modules(digest, entry)
+    return digest.hexdigest()
+
+
+def _task_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+
+
+def files_touched_digest() -> str:
+    """SHA-256 over the name, size and modification time of every file the generated pages can
+    be made from (a superset of `generated_pages_digest`'s: the whole package, results/, the
+    toc, the task folders and notebooks): while it is unchanged, so are the pages' inputs, and
+    nothing need be read."""
+    from kluebook.tasks import all_tasks
+
+    files = [p for p in code_closure.PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts]
+    files += [p for p in RESULTS.rglob("*") if p.is_file()] + [ROOT / "_toc.yml"]
+    files += [p for p in CONFIGS.rglob("*") if p.is_file()]
+    for task in all_tasks().values():
+        files += [*_task_files(task.folder), task.notebook_path]
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(set(files)):
+        stat = path.stat() if path.is_file() else None
+        shown = f"{stat.st_size} {stat.st_mtime_ns}" if stat else "absent"
+        digest.update(f"{path}\0{shown}\0".encode())
     return digest.hexdigest()
 
 
 def write_generated_pages(force: bool = False) -> bool:
     """The results table, figure and status page from the records, and the registry pages;
-    skipped, returning False, when nothing they are made from changed since they were written."""
+    skipped, returning False, when nothing they are made from changed since they were written
+    (no file touched since, `files_touched_digest`, or none changed, `generated_pages_digest`)."""
     stamp = GENERATED / ".kluebook-inputs"
+    touched = files_touched_digest()
+    stamped = stamp.read_text(encoding="utf-8").split() if stamp.is_file() else []
+    if not force and stamped[1:] == [touched]:
+        return False
     digest = generated_pages_digest()
-    if not force and stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
+    if not force and stamped[:1] == [digest]:
+        stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
         return False
     from kluebook.report import write_generated
 
     stamp.unlink(missing_ok=True)
     write_generated()
-    stamp.write_text(digest + "\n", encoding="utf-8")
+    stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
     return True
 
 

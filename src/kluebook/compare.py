@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kluebook import bootstrap
-from kluebook.data import load_split
+from kluebook.data import data_checksum, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
 from kluebook.paths import ROOT
@@ -44,13 +44,32 @@ def scored_side(task: Task, label: str, gold: list[dict], seeds: list[list[dict]
     return side
 
 
+class DataMismatch(KluebookError):
+    """The data here are not the data a run scored (their checksum differs from its record's)."""
+
+
 def record_gold(task: Task, record: RunRecord) -> list[dict]:
-    """The dev records a run scored: its data source and folder, cut to its dev limit."""
+    """The dev records a run scored: its data source and folder, hub data at the commit it was
+    pinned to, cut to its dev limit. `DataMismatch` when the data here are not those it scored
+    (their checksum is not its record's)."""
     parameters = record.parameters
     data_dir = os.path.expandvars(parameters.get("data_dir") or "") or None
-    gold = load_split(task, "dev", record.data_source, data_dir)
+    source, revision = record.data_source, parameters.get("data_revision", "")
+    recorded = record.outcome.data_checksum if record.outcome else None
+    here = data_checksum(task, source, data_dir, revision)
+    if recorded and here != recorded:
+        raise DataMismatch(
+            f"the {task.name} data here ({_short(here)}) are not those the run "
+            f"{record.model} seed {record.seed} scored ({_short(recorded)})"
+        )
+    gold = load_split(task, "dev", source, data_dir, revision)
     limit = parameters.get("dev_limit") or 0
     return gold[:limit] if limit else gold
+
+
+def _short(checksum: str) -> str:
+    """A data checksum for a message: hub data by name and commit, files by their hash."""
+    return checksum if checksum.startswith("hub:") else f"checksum {checksum[:12]}"
 
 
 def configuration_runs(task: Task, records: list[RunRecord], name: str) -> list[RunRecord]:

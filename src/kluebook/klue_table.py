@@ -105,12 +105,18 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
 
 
 def pooling_note(cell: Cell) -> str:
-    """Below a reproduced cell: whether its runs are stale, and the runs it leaves out."""
+    """Below a reproduced cell: whether its runs are stale, why it has no interval, and the runs
+    it leaves out."""
     note = ""
     if cell.stale:
         note += (
             f'<span class="stale" title="made before its {html.escape(cell.stale)} changed">'
             f"stale: {html.escape(cell.stale)} changed</span>"
+        )
+    if cell.no_interval:
+        note += (
+            f'<span class="no-interval" title="{html.escape(cell.no_interval)}">'
+            f"no interval: {html.escape(cell.no_interval)}</span>"
         )
     if cell.not_pooled:
         s = "s" if cell.not_pooled > 1 else ""

@@ -17,7 +17,6 @@ import json
 import platform
 import subprocess
 import sys
-import threading
 import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kluebook import __version__
+from kluebook.code_closure import PARSING, closure, file_imports, notebook_imports
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
 from kluebook.paths import CHECKOUT, RESULTS, ROOT, scrub
@@ -142,24 +142,6 @@ def device_description() -> str:
     return f"cpu: {platform.machine()}, {torch.get_num_threads()} threads"
 
 
-# The shared modules a run's numbers depend on; report, page (run_pages), plots, book and CLI
-# code are not here, so changing them re-executes nothing.
-RUN_CODE = (
-    "bootstrap.py",
-    "checkpoints.py",
-    "data.py",
-    "json_files.py",
-    "klue_tsv.py",
-    "notebook.py",
-    "official_trainer.py",
-    "recipes.py",
-    "scoring.py",
-    "speed.py",
-    "tiny_model.py",
-    "training.py",
-)
-
-
 def _without_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
@@ -185,11 +167,6 @@ def _canonical(node) -> Any:
     return repr(node)
 
 
-# CPython 3.11 can fail ast.parse when threads parse at once ("AST constructor recursion depth
-# mismatch"): the runner's threads (--jobs, Dask, Slurm) fingerprint their runs at the same time.
-_PARSING = threading.Lock()
-
-
 def code_digest(path: Path) -> str:
     """SHA-256 of what a file of code does: a Python module's syntax tree without docstrings
     (comments and formatting do not count), a YAML file's data; other files' bytes."""
@@ -204,7 +181,7 @@ def _behaviour_digest(suffix: str, content: bytes, name: str) -> str:
     """`code_digest` of a module or YAML file, by its bytes: a sweep fingerprints every run with
     the same files, and parsing them again for each run took most of a no-change rebuild."""
     if suffix == ".py":
-        with _PARSING:
+        with PARSING:
             tree = _without_docstrings(ast.parse(content.decode("utf-8"), name))
         text = json.dumps(_canonical(tree))
     else:
@@ -219,10 +196,34 @@ def _digest_of(files: list[tuple[str, Path]]) -> str:
     return digest.hexdigest()
 
 
-def shared_code_hash() -> str:
-    """A hash of the shared run modules (`RUN_CODE`), by behaviour (`code_digest`)."""
-    package = Path(__file__).parent
-    return _digest_of([(f"kluebook/{name}", package / name) for name in RUN_CODE])
+def task_imports(task) -> list[str]:
+    """The kluebook modules the code of the task's folder imports (the task registry imports
+    that code by a computed name, which the closure of the notebook's imports cannot see)."""
+    imported = []
+    for path in sorted(task.folder.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            name = ".".join(path.relative_to(task.folder).with_suffix("").parts)
+            imported += file_imports(path, f"task.{name}".removesuffix(".__init__"))
+    return imported
+
+
+def run_modules(task) -> list[tuple[str, Path]]:
+    """The shared modules a run of `task` executes: the import closure of what its notebook and
+    its task folder import, apart from the modules of the task folder (`task_code_hash`)."""
+    notebook = task.notebook_path
+    entry = notebook_imports(notebook.read_text(encoding="utf-8")) if notebook.is_file() else ()
+    own = f"kluebook.tasks.{task.name}"
+    return [
+        (name, path)
+        for name, path in closure([*entry, *task_imports(task)]).items()
+        if name != own and not name.startswith(own + ".")
+    ]
+
+
+def shared_code_hash(task) -> str:
+    """A hash of the shared modules a run of `task` executes (`run_modules`), by behaviour
+    (`code_digest`)."""
+    return _digest_of(run_modules(task))
 
 
 def task_code_hash(task) -> str:
@@ -238,7 +239,7 @@ def task_code_hash(task) -> str:
 def run_code_hash(task) -> str:
     """A hash of the code a run of `task` executes: the shared run modules, the task's folder
     and the package version."""
-    parts = [__version__, shared_code_hash(), task_code_hash(task)]
+    parts = [__version__, shared_code_hash(task), task_code_hash(task)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -307,7 +308,7 @@ def inputs(task, code: str, parameters: dict, data_checksum: str) -> Inputs:
         parameters=text_digest(json.dumps(parameters, sort_keys=True, ensure_ascii=False)),
         data=data_checksum,
         task_code=task_code_hash(task),
-        shared_code=shared_code_hash(),
+        shared_code=shared_code_hash(task),
         task_version=task.version,
         package=__version__,
     )
@@ -318,7 +319,7 @@ def current_code(task) -> dict:
     return {
         "notebook": text_digest(notebook_code(task.notebook_path)),
         "task_code": task_code_hash(task),
-        "shared_code": shared_code_hash(),
+        "shared_code": shared_code_hash(task),
         "task_version": task.version,
         "package": __version__,
     }

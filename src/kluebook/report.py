@@ -17,6 +17,7 @@ from kluebook.pooling import code_today, stale_reason
 from kluebook.records import RunRecord, Unreadable, read_records
 from kluebook.results_page import build_contents, figure_path, render
 from kluebook.run_pages import render_page
+from kluebook.runner import spec_of
 from kluebook.status_page import render_status
 from kluebook.tasks import all_tasks
 
@@ -58,7 +59,7 @@ def write_run_pages(records: list[RunRecord], root: Path = ROOT) -> list[Path]:
     pages = []
     for record in records:
         if record.outcome is not None and record.task in tasks:
-            page = render_page(record, root, stale_reason(record, today))
+            page = render_page(record, spec_of(record), root, stale_reason(record, today))
             pages += [page] if page else []
     return pages
 

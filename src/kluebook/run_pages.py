@@ -7,14 +7,12 @@ ran it is left; a smoke run opens with a notice of what it is; a short card at t
 ran, on what and how it scored, and the full card at the end what it ran on and the command that
 reproduces it.
 
-The run step keeps the executed notebook, cleaned (`clean_notebook`), beside its record; the
-page is rendered from the two (`render_page`) when the run is stored and again by every
-`kluebook report`, so a change to the page layout or the card reaches every page without
-executing anything.
+The run step keeps the executed notebook, cleaned (`kept_notebook`), beside its record; every
+`kluebook report` renders the page from the two (`render_page`), so a change to the page layout
+or the card reaches every page without executing anything.
 """
 
 import json
-import re
 import shlex
 from pathlib import Path
 
@@ -24,65 +22,12 @@ import papermill
 from kluebook import records
 from kluebook.aggregation import SOURCE_SPLITS
 from kluebook.json_files import write_text_if_changed
+from kluebook.kept_notebook import clean, display_path
 from kluebook.myst import list_table
-from kluebook.paths import ROOT, scrub
+from kluebook.paths import ROOT
 from kluebook.recipes import resolve_recipe
 from kluebook.records import RunRecord
 from kluebook.uncertainty import scores_text
-
-# Outputs that are progress or widget state, not results.
-WIDGET_TYPES = (
-    "application/vnd.jupyter.widget-view+json",
-    "application/vnd.jupyter.widget-state+json",
-)
-PROGRESS_LINE = re.compile(r"\d+%\|.*\||\d+(\.\d+)?(it|s)/(s|it)\]")
-# Text outputs and sources that may hold a path (images are never rewritten).
-TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex")
-
-
-def display_path(value: str) -> str:
-    """A path as a reader may see it: relative inside the book root, else without its folders."""
-    if not value:
-        return value
-    path = Path(value)
-    if not path.is_absolute():
-        return value
-    if path.is_relative_to(ROOT):
-        return str(path.relative_to(ROOT))
-    shown = scrub(value)
-    return f"…/{path.name}" if Path(shown).is_absolute() else shown
-
-
-def clean_outputs(cell) -> None:
-    """Drop stderr, progress bars and widget state; merge consecutive print-outs; unpath text."""
-    kept = []
-    for output in cell.get("outputs", []):
-        if output.output_type == "stream":
-            if output.name == "stderr":
-                continue
-            lines = [
-                line.rsplit("\r", 1)[-1]
-                for line in output.text.splitlines(keepends=True)
-                if not PROGRESS_LINE.search(line)
-            ]
-            text = scrub("".join(lines))
-            if not text.strip():
-                continue
-            if kept and kept[-1].output_type == "stream" and kept[-1].name == output.name:
-                kept[-1].text += text
-                continue
-            output.text = text
-        elif output.output_type in ("display_data", "execute_result"):
-            for mime in WIDGET_TYPES:
-                output.data.pop(mime, None)
-            if not output.data:
-                continue
-            for mime in TEXT_TYPES:
-                if mime in output.data:
-                    value = output.data[mime]
-                    output.data[mime] = scrub("".join(value) if isinstance(value, list) else value)
-        kept.append(output)
-    cell.outputs = kept
 
 
 def _code(value) -> str:
@@ -287,58 +232,6 @@ def title(spec) -> str:
     return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
 
 
-def clean(notebook, spec):
-    """An executed notebook (in place) without noise or paths of the machine, its parameter
-    cells hidden; cleaning twice changes nothing."""
-    if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
-        meta = notebook.metadata.papermill
-        meta.input_path = (
-            str(spec.task.notebook_path.relative_to(ROOT))
-            if (spec.task.notebook_path.is_relative_to(ROOT))
-            else spec.task.notebook_path.name
-        )
-        meta.output_path = str(spec.notebook_path.relative_to(ROOT))
-        for key in ("parameters", "default_parameters"):
-            if key in meta:
-                meta[key] = {
-                    k: display_path(v) if isinstance(v, str) else v for k, v in meta[key].items()
-                }
-    for cell in notebook.cells:
-        tags = cell.metadata.setdefault("tags", [])
-        if "parameters" in tags or "injected-parameters" in tags:
-            hidden = ("hide-input", "hide-cell", "remove-cell")
-            tags[:] = [t for t in tags if t not in hidden] + ["remove-cell"]
-        if cell.cell_type == "code":
-            cell.source = scrub(cell.source)
-            clean_outputs(cell)
-    return notebook
-
-
-def run_paths(spec) -> list[tuple[str, str]]:
-    """The run's own folders outside the known ones (a local checkpoint, a data folder given by
-    absolute path), and how a page shows them: the checkpoint by its id."""
-    pairs = []
-    folder = records.local_model(spec.model)
-    if folder is not None:
-        pairs += [
-            (str(folder), records.model_id(spec.model)),
-            (spec.model, records.model_id(spec.model)),
-        ]
-    if spec.data_dir and Path(spec.data_dir).is_absolute():
-        pairs += [(str(Path(spec.data_dir).resolve()), display_path(spec.data_dir))]
-        pairs += [(spec.data_dir, display_path(spec.data_dir))]
-    return sorted({p for p in pairs if Path(p[0]).is_absolute()}, key=lambda p: -len(p[0]))
-
-
-def clean_notebook(executed: bytes, spec) -> str:
-    """The executed notebook a run keeps beside its record (see `clean`), as text, with no
-    folder of the run's own either (`run_paths`)."""
-    text = nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
-    for path, shown in run_paths(spec):
-        text = text.replace(json.dumps(path)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1])
-    return text
-
-
 def make_page(
     notebook, spec, record: RunRecord | None = None, stale: str = "", executed: Path | None = None
 ):
@@ -384,16 +277,15 @@ def make_page(
     return notebook
 
 
-def render_page(record: RunRecord, root: Path = ROOT, stale: str = "") -> Path | None:
-    """Write the page of a succeeded run from its record and kept executed notebook (see
-    `make_page`); return its path, or None when the notebook is not there."""
-    from kluebook.runner import spec_of  # runner stores a run and renders its page: a circle
-
+def render_page(record: RunRecord, spec, root: Path = ROOT, stale: str = "") -> Path | None:
+    """Write the page of a succeeded run (`spec`, the run its record names) from its record and
+    kept executed notebook (see `make_page`); return its path, or None when the notebook is not
+    there."""
     if not record.executed or not (root / record.executed).is_file():
         return None
     executed = root / record.executed
     notebook = nbformat.read(executed, as_version=4)
     page = root / record.notebook
-    make_page(notebook, spec_of(record), record, stale, executed)
+    make_page(notebook, spec, record, stale, executed)
     write_text_if_changed(page, nbformat.writes(notebook))
     return page

@@ -1,20 +1,21 @@
 """Executing the task notebooks with papermill over a run matrix (tasks x models x seeds).
 
 Each run that succeeds writes its record, predictions and executed notebook to
-results/<profile>/<task>/ and its page to book/runs/<task>/ (`kluebook report` renders the pages
-again from the records). A run whose record already holds the same fingerprint is skipped. A run
-that fails or is interrupted is recorded beside the last good one (`<name>.failed.json`), never
-over it, and the others go on. Where a run executes is an executor's business (kluebook.executors:
-here one at a time, here several at once, or on a Dask cluster); what it produced comes back as
-data (kluebook.worker) and is written here, the same way for every executor.
+results/<profile>/<task>/ (`kluebook report` renders its page from them). A run whose record
+already holds the same fingerprint is skipped. A run that fails, is interrupted or cannot be
+stored is recorded beside the last good one (`<name>.failed.json`), never over it, and the others
+go on. Where a run executes is an executor's business (kluebook.executors: here one at a time,
+here several at once, or on a Dask cluster); what it produced comes back as data
+(kluebook.worker) and is written here, the same way for every executor.
 """
 
 import itertools
 import logging
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from kluebook.checkpoints import check_model
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
+from kluebook.kept_notebook import clean_notebook
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
 from kluebook.recipes import PROFILES, recipe_parameters, resolve_recipe
 from kluebook.tasks import Task, available_tasks, get_task
@@ -190,6 +192,33 @@ def parameter_grid(parameters: dict) -> list[dict]:
     """Every combination of the parameters: a list value is a grid axis, a scalar is fixed."""
     axes = {k: v if isinstance(v, list) else [v] for k, v in parameters.items()}
     return [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a command asks of the runner, parsed once: the run matrix (the profile's, or a
+    sweep file's) and what narrows or overrides it (see `plan`)."""
+
+    profile: str | None = "smoke"
+    tasks: list[str] | None = None
+    models: list[str] | None = None
+    seeds: list[int] | None = None
+    data_source: str | None = None
+    data_dir: str | None = None
+    extra: dict = field(default_factory=dict)
+    matrix_path: Path | None = None
+    model_revision: str = ""
+    data_revision: str = ""
+
+
+def planned(options: Options) -> list[RunSpec]:
+    """The runs `options` ask for, as planned (`plan`): their revisions as asked."""
+    return plan(**{f.name: getattr(options, f.name) for f in fields(Options)})
+
+
+def prepare(options: Options) -> list[RunSpec]:
+    """The runs `options` ask for, checked and pinned (`preflight`): what a sweep executes."""
+    return preflight(planned(options))
 
 
 def plan(
@@ -415,17 +444,19 @@ def execute(
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
             products.error, products.traceback = records.describe_error(error)
-        return store(spec, run_inputs, products)
+        try:
+            return store(spec, run_inputs, products)
+        except Exception as error:  # an invalid outcome, a full disk: this run's failure only
+            return _store_failed(spec, run_inputs, products, error, say)
 
 
 def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> str:
     """Write a run's files into this checkout, each atomically, the record last: a run whose
-    record is not written is not done, and the next sweep executes it again. A run that failed
+    record is not written is not done, and the next sweep executes it again; one whose files
+    cannot all be written leaves its last success's as they were. A run that failed
     is recorded beside the last success (`store_failure`), which it never replaces."""
     if not products.succeeded:
         return store_failure(spec, run_inputs, products)
-    from kluebook.run_pages import clean_notebook, render_page
-
     facts = {
         "config": spec.config or records.DEFAULT_CONFIG,
         "overrides": spec.extra,
@@ -445,11 +476,21 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
         predictions=_relative(predictions),
         **facts,
     )
-    write_text_atomic(predictions, products.predictions.decode("utf-8"))
-    write_text_atomic(spec.executed_path, clean_notebook(products.executed, spec))
+    files = {
+        predictions: products.predictions.decode("utf-8"),
+        spec.executed_path: clean_notebook(products.executed, spec),
+    }
+    staged = {path: path.with_name(f".{path.name}.staged") for path in files}
+    try:  # all written before any replaces the last success's (a full disk stops it first)
+        for path, text in files.items():
+            write_text_atomic(staged[path], text)
+        for path, staging in staged.items():
+            os.replace(staging, path)
+    finally:
+        for staging in staged.values():
+            staging.unlink(missing_ok=True)
     records.write_record(spec.record_path, record)
     spec.failure_path.unlink(missing_ok=True)  # superseded by this success
-    render_page(record)
     return "succeeded"
 
 
@@ -478,6 +519,26 @@ def store_failure(
     )
     records.write_record(spec.failure_path, record)
     return "failed"
+
+
+def _store_failed(
+    spec: RunSpec, run_inputs: records.Inputs, products: RunProducts, error: Exception, say
+) -> str:
+    """Record a run whose products could not be stored as failed, with the error that stopped
+    it; where even that record cannot be written, say why. Either way nothing of this attempt
+    replaces the run's last success."""
+    failed = RunProducts(started=products.started, host=products.host, finished=products.finished)
+    failed.executed = products.executed
+    error_line, failed.traceback = records.describe_error(error)
+    failed.error = f"storing the run failed: {error_line}"
+    try:
+        return store_failure(spec, run_inputs, failed)
+    except Exception as again:  # the disk is still full, say
+        say(
+            f"  {spec.task.name} {spec.name}: {failed.error}; its failure could not be recorded "
+            f"either ({records.describe_error(again)[0]})"
+        )
+        return "failed"
 
 
 def _relative(path: Path) -> str:

@@ -3,18 +3,21 @@ run cards, on task pages (the difference a dev set can resolve), and whether a c
 configuration is distinguishable from its runner-up. The statistics are `kluebook.bootstrap`'s.
 
 A cell of one seed shows the interval its run recorded. A cell of several seeds is recomputed
-from the runs' predictions files and the dev set (the two-stage bootstrap of `bootstrap.pooled`),
-so it needs the dev set at report time; where that cannot be read, the cell shows none.
+from the runs' predictions files and the dev set they scored (the two-stage bootstrap of
+`bootstrap.pooled`), so it needs that dev set at report time: where it cannot be read, or the data
+here are not those the runs scored, the cell says so (`Cell.no_interval`).
 """
 
+import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
 from kluebook import bootstrap
-from kluebook.compare import record_gold
+from kluebook.compare import DataMismatch, record_gold
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
+from kluebook.paths import scrub
 from kluebook.records import Interval, RunRecord
 from kluebook.scoring import index_predictions
 from kluebook.tasks import Task, get_task
@@ -42,9 +45,11 @@ def scores_text(task: Task, record: RunRecord) -> str:
     return ", ".join(shown)
 
 
-def _seed_replicates(task: Task, runs: list[RunRecord], root: Path) -> list[dict] | None:
-    """Each run's resampled metric values on its dev set, or None where a file is missing."""
-    key = (str(root), *((r.predictions, r.fingerprint) for r in runs))
+def _seed_replicates(
+    task: Task, runs: list[RunRecord], root: Path
+) -> tuple[list[dict] | None, str]:
+    """Each run's resampled metric values on the dev set it scored; else None and why not."""
+    key = (str(root), *((r.predictions, r.fingerprint, r.dev_set) for r in runs))
     if key not in _SEED_REPLICATES:
         try:
             gold = record_gold(task, runs[0])
@@ -53,17 +58,24 @@ def _seed_replicates(task: Task, runs: list[RunRecord], root: Path) -> list[dict
                 rows = read_jsonl(root / run.predictions)
                 predictions = index_predictions(task, gold, rows)
                 found.append(bootstrap.replicates(task, gold, predictions))
-        except (KluebookError, KeyError, OSError, TypeError):
-            found = None
-        _SEED_REPLICATES[key] = found
+            _SEED_REPLICATES[key] = found, ""
+        except DataMismatch as error:
+            _SEED_REPLICATES[key] = None, str(error)
+        except (KluebookError, KeyError, OSError, TypeError) as error:
+            reason = str(error) if isinstance(error, KluebookError) else type(error).__name__
+            reason = scrub(reason.replace(f"{root}{os.sep}", ""))  # the table names no folder
+            _SEED_REPLICATES[key] = None, f"the dev set or predictions cannot be read: {reason}"
     return _SEED_REPLICATES[key]
 
 
 def attach_intervals(cells: dict, task_name: str, runs: list[RunRecord], root: Path) -> None:
     """Give the cells of one task in one row their interval (`cell.interval`) and their runs'
     resampled values (`cell.seed_replicates`, for paired comparisons); `runs` are the runs the
-    cells pool, by seed."""
-    per_seed = _comparable(runs) and _seed_replicates(get_task(task_name), runs, root)
+    cells pool, by seed. A cell of several seeds whose dev set cannot be read here, or is not the
+    one its runs scored, says so (`cell.no_interval`)."""
+    per_seed, why = (
+        _seed_replicates(get_task(task_name), runs, root) if _comparable(runs) else (None, "")
+    )
     for (task, metric), cell in cells.items():
         if task != task_name:
             continue
@@ -75,6 +87,8 @@ def attach_intervals(cells: dict, task_name: str, runs: list[RunRecord], root: P
             if len(runs) > 1:
                 found = bootstrap.percentile_interval(bootstrap.pooled(cell.seed_replicates))
                 cell.interval = Interval.model_validate(found) if found else None
+        elif len(runs) > 1 and why:
+            cell.no_interval = why
 
 
 def _comparable(runs: list[RunRecord]) -> bool:
@@ -86,7 +100,8 @@ def cell_title(cell) -> str:
     """The hover text of a reproduced cell: its interval and what it accounts for."""
     interval = getattr(cell, "interval", None)
     if not interval:
-        return ""
+        why = getattr(cell, "no_interval", "")
+        return f"no bootstrap interval: {why}" if why else ""
     seeds = len(cell.values)
     sources = "the dev set" + (f" and the {seeds} seeds" if seeds > 1 else "")
     return f"95% bootstrap interval {interval_text(interval)} (resampling {sources})"

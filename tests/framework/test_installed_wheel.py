@@ -142,8 +142,9 @@ def test_run_writes_its_record_under_the_current_folder(installed):
     assert record["status"] == "succeeded"
     assert record["counts"] == {"train": 100, "dev": 40}
     assert record.get("git_commit") is None  # a wheel from a folder: no commit to name
-    assert (work / record["notebook"]).is_file() and (work / record["predictions"]).is_file()
-    assert record["notebook"] == f"book/runs/ynat/smoke-{RUN_NAME}.ipynb"
+    assert (work / record["executed"]).is_file() and (work / record["predictions"]).is_file()
+    assert record["notebook"] == f"book/runs/ynat/smoke-{RUN_NAME}.ipynb"  # `kluebook report`
+    assert not (work / record["notebook"]).exists()  # renders it; the run only stores
 
 
 def test_the_book_build_asks_for_a_checkout(installed):

@@ -14,7 +14,7 @@ import pytest
 from conftest import valid_record
 from pydantic import ValidationError
 
-from kluebook import aggregation, records, run_pages, runner
+from kluebook import aggregation, kept_notebook, records, runner
 from kluebook.book import copy_sources
 from kluebook.status_page import render_status
 
@@ -159,7 +159,7 @@ def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_pa
     assert parameters["model"] == name and str(tmp_path) not in json.dumps(parameters)
     cell = nbformat.v4.new_code_cell(f'model = "{folder}"\nprint("loaded {folder}")')
     executed = nbformat.writes(nbformat.v4.new_notebook(cells=[cell])).encode()
-    kept = run_pages.clean_notebook(executed, spec)  # what the run keeps, its page's source
+    kept = kept_notebook.clean_notebook(executed, spec)  # what the run keeps, its page's source
     assert str(tmp_path) not in kept and f'model = \\"{name}\\"' in kept
     records.folder_digest.cache_clear()
     (folder / "config.json").write_text('{"model_type": "roberta", "changed": 1}')

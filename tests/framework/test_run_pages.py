@@ -9,7 +9,7 @@ import nbformat
 import yaml
 from conftest import valid_record
 
-from kluebook import aggregation, pages, records, run_pages, runner
+from kluebook import aggregation, kept_notebook, pages, records, run_pages, runner
 from kluebook.paths import ROOT, scrub
 from kluebook.tasks import all_tasks
 
@@ -168,10 +168,10 @@ def test_the_parameters_table_shows_every_value_the_run_used_at_full_precision()
 
 
 def test_display_paths_are_relative_or_without_the_machines_folders():
-    assert run_pages.display_path(str(ROOT / "data" / "klue")) == "data/klue"
-    assert run_pages.display_path(str(Path.home() / "klue")) == "~/klue"
-    assert run_pages.display_path("/somewhere/else/klue") == "…/klue"
-    assert run_pages.display_path("relative/path") == "relative/path"
+    assert kept_notebook.display_path(str(ROOT / "data" / "klue")) == "data/klue"
+    assert kept_notebook.display_path(str(Path.home() / "klue")) == "~/klue"
+    assert kept_notebook.display_path("/somewhere/else/klue") == "…/klue"
+    assert kept_notebook.display_path("relative/path") == "relative/path"
     home = str(Path.home())
     assert scrub(f"{home}/a {home}fs {home}") == f"~/a {home}fs ~"
 

@@ -117,14 +117,6 @@ def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code
         assert (records.code_digest(copy) == base) == (name != "code"), name
 
 
-def test_report_plots_book_and_cli_code_are_not_part_of_a_runs_code():
-    package = Path(records.__file__).parent
-    for module in ("report.py", "plots.py", "book.py", "cli.py", "pages.py", "runner.py"):
-        assert module not in records.RUN_CODE
-        assert (package / module).exists()
-    assert all((package / module).exists() for module in records.RUN_CODE)
-
-
 def test_an_overridden_run_has_its_own_files_and_parameters_are_portable():
     default = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
     tuned = runner.plan("smoke", tasks=["ynat"], seeds=[1], extra={"learning_rate": 3e-5})[0]
@@ -208,3 +200,23 @@ def test_a_run_is_sent_with_the_inputs_it_is_later_checked_against():
         _, sent = runner.run_request(spec)
         assert sent == runner.spec_inputs(spec)
         assert sent.notebook == records.current_code(spec.task)["notebook"]
+
+
+def test_one_options_value_plans_the_runs_a_command_asks_for(tmp_path):
+    options = runner.Options(
+        "smoke",
+        tasks=["ynat"],
+        seeds=[3],
+        extra={"learning_rate": 3e-5},
+        matrix_path=runner.CONFIGS / "sweeps/learning-rate.yaml",
+        model_revision="main",
+    )
+    (spec,) = {s.config: s for s in runner.planned(options)}.values()
+    assert (spec.task.name, spec.seed, spec.model_revision) == ("ynat", 3, "main")
+    assert spec.config == "learning_rate=3e-05"  # the override replaced the sweep's grid
+    assert [s.name for s in runner.prepare(dataclasses.replace(options, model_revision=""))] == [
+        spec.name
+    ]
+    elsewhere = dataclasses.replace(options, data_source="official", data_dir=str(tmp_path))
+    with pytest.raises(KluebookError, match="lacks the ynat files"):  # checked before any run
+        runner.prepare(elsewhere)

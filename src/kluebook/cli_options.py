@@ -1,0 +1,235 @@
+"""The options of the `kluebook` commands: how each is declared (its help text) and what it
+means (`run_options`: the runs a command asks for; `make_executor`: where they execute)."""
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kluebook.errors import KluebookError
+from kluebook.paths import CONFIGS
+from kluebook.tasks import all_tasks
+
+TASK_NAMES = ", ".join(all_tasks())
+
+
+def split_names(value: str | None) -> list[str] | None:
+    return [item.strip() for item in value.split(",") if item.strip()] if value else None
+
+
+def parse_seeds(value: str | None) -> list[int] | None:
+    """`1,2,3` as integers; a bad item is a one-line error naming it."""
+    seeds = []
+    for item in split_names(value) or []:
+        try:
+            seeds.append(int(item))
+        except ValueError:
+            raise KluebookError(f"--seeds expects comma-separated integers, got {item!r}") from None
+    return seeds or None
+
+
+def parse_settings(settings: list[str]) -> dict:
+    """`name=value` pairs; values are read as JSON when they parse (numbers, null), else text."""
+    parsed = {}
+    for setting in settings:
+        name, sep, raw = setting.partition("=")
+        if not sep or not name:
+            raise KluebookError(f"--set expects name=value, got {setting!r}")
+        try:
+            parsed[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            parsed[name] = raw
+    return parsed
+
+
+Profile = Annotated[
+    str,
+    typer.Option(
+        help="smoke: offline pipeline check (default); paper: official recipe, real data."
+    ),
+]
+Tasks = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Comma-separated tasks among {TASK_NAMES} (default: every task with a notebook)."
+    ),
+]
+Models = Annotated[
+    str | None,
+    typer.Option(help="Comma-separated model ids or paths (default: the profile's run matrix)."),
+]
+Seeds = Annotated[
+    str | None, typer.Option(help="Comma-separated seeds, e.g. 1,2,3 (default: the run matrix's).")
+]
+DataSource = Annotated[
+    str | None, typer.Option(help="generated | official | hub (default: the run matrix's).")
+]
+ModelRevision = Annotated[
+    str,
+    typer.Option(
+        help="Hub commit, tag or branch of the models (default: the current commit). Resolved "
+        "to a commit before any run; recorded, in the fingerprint and in the rerun command."
+    ),
+]
+DataRevision = Annotated[
+    str,
+    typer.Option(
+        help="Hub commit, tag or branch of the klue/klue dataset for --data-source hub (default: "
+        "the current commit); its commit is the run's data checksum."
+    ),
+]
+DataDir = Annotated[
+    str | None,
+    typer.Option(help="Folder laid out like KLUE's klue_benchmark/, for --data-source official."),
+]
+Settings = Annotated[
+    list[str],
+    typer.Option(
+        "--set",
+        help="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
+        "eval_schedule=trainer (the switches are on the book's deviations page); repeatable.",
+    ),
+]
+Matrix = Annotated[
+    Path | None,
+    typer.Option(
+        help="A sweep file with the schema of the package's configs/smoke.yaml: profile, "
+        "data_source, models, seeds and parameters, where a list of values is a grid axis, e.g. "
+        "`learning_rate: [1.0e-5, 3.0e-5]`; or the name of a sweep shipped with the package "
+        f"({', '.join(p.stem for p in sorted((CONFIGS / 'sweeps').glob('*.yaml')))}). "
+        "Replaces --profile's matrix.",
+    ),
+]
+Force = Annotated[bool, typer.Option(help="Rerun runs whose record is up to date.")]
+ExecutorName = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="local: on this machine (--jobs at once); dask: send every run to the Dask "
+        "scheduler given by --scheduler; slurm: run every run in Slurm jobs through "
+        "dask-jobqueue (dask and slurm need the `dask` extra).",
+    ),
+]
+Jobs = Annotated[
+    int,
+    typer.Option(
+        help="Runs at once: on this machine (local executor; each with --threads CPU threads "
+        "and, on a machine with GPUs, its own GPU), or Slurm jobs at once "
+        "(--executor slurm; one run at a time per job)."
+    ),
+]
+Threads = Annotated[
+    int | None,
+    typer.Option(
+        help="CPU threads per run (OMP_NUM_THREADS in its kernel); default 1 (or your "
+        "OMP_NUM_THREADS), at every --jobs level: CPU float sums depend on the thread count, so "
+        "records are bit-for-bit the same only at the same --threads. With --executor slurm: "
+        "the cores of each job (default 4)."
+    ),
+]
+SlurmPartition = Annotated[
+    str | None,
+    typer.Option(help="--executor slurm: the partition the jobs go to (default: Slurm's)."),
+]
+SlurmMemory = Annotated[str, typer.Option(help="--executor slurm: memory per job, e.g. 16GB.")]
+GpusPerJob = Annotated[
+    int,
+    typer.Option(
+        help="--executor slurm: 1 asks each job for a GPU (--gres=gpu:1) for the runs of real "
+        "checkpoints; 0 for none (CPU, or the tiny stand-in)."
+    ),
+]
+SlurmWalltime = Annotated[
+    str | None,
+    typer.Option(help="--executor slurm: each job's time limit, e.g. 24:00:00."),
+]
+Patience = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds to wait, before any run starts, for a Dask worker or a queued Slurm job "
+        "that can take the runs (saying what it waits for every 30 s); then a one-line error "
+        "and no run is recorded. Default: 120 (dask), 3600 (slurm)."
+    ),
+]
+Scheduler = Annotated[
+    str | None, typer.Option(help="Dask scheduler address for --executor dask, tcp://HOST:PORT.")
+]
+Resources = Annotated[
+    str | None,
+    typer.Option(
+        help="Dask worker resources each run asks for, e.g. GPU=1 (default: GPU=1 for real "
+        "checkpoints, none for the tiny stand-in); '' for none."
+    ),
+]
+Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
+
+
+def make_executor(
+    executor: str, jobs: int, threads: int | None, scheduler, resources, slurm=None, patience=None
+):
+    """The executor the options name; Dask is imported only when it is chosen.
+
+    `slurm`: (partition, memory, gpus per job, walltime) for --executor slurm."""
+    from kluebook import executors
+
+    if executor == "slurm":
+        if scheduler or resources is not None:
+            raise KluebookError("--scheduler and --resources go with --executor dask")
+        partition, memory, gpus, walltime = slurm or (None, "16GB", 1, None)
+        return executors.SlurmExecutor(
+            jobs,
+            threads or 4,
+            memory,
+            gpus,
+            partition,
+            walltime,
+            **({} if patience is None else {"patience": patience}),
+        )
+    if executor == "local":
+        if scheduler:
+            raise KluebookError("--scheduler goes with --executor dask")
+        return executors.LocalExecutor(jobs, threads)
+    if executor == "dask":
+        if not scheduler:
+            raise KluebookError("--executor dask needs --scheduler tcp://HOST:PORT")
+        if jobs != 1 or threads is not None:
+            raise KluebookError(
+                "--jobs and --threads are for --executor local; Dask workers "
+                "run as many runs as they have threads"
+            )
+        chosen = None if resources is None else executors.parse_resources(resources)
+        return executors.DaskExecutor(
+            scheduler, chosen, **({} if patience is None else {"patience": patience})
+        )
+    raise KluebookError(f"unknown executor {executor!r}; choose local, dask or slurm")
+
+
+def matrix_path(matrix: Path | None) -> Path | None:
+    """A sweep file as given, or the package's sweep of that name (`learning-rate`)."""
+    if matrix is None or matrix.exists():
+        return matrix
+    shipped = CONFIGS / "sweeps" / matrix.with_suffix(".yaml").name
+    return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
+
+
+def run_options(
+    profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions=("", "")
+):
+    """The command's run options as one `runner.Options`, parsed before the slow import."""
+    seed_list, extra = parse_seeds(seeds), parse_settings(settings)
+    matrix = matrix_path(matrix)
+    from kluebook import runner
+
+    return runner.Options(
+        profile,
+        tasks=split_names(tasks),
+        models=split_names(models),
+        seeds=seed_list,
+        data_source=data_source,
+        data_dir=data_dir,
+        extra=extra,
+        matrix_path=matrix,
+        model_revision=revisions[0],
+        data_revision=revisions[1],
+    )

@@ -1,0 +1,149 @@
+"""What makes a run stale and the pages out of date is computed from the code: the import
+closure of the notebook's and the report's entry points, the task folder, the notebooks and the
+records; never a list kept by hand."""
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import nbformat
+import pytest
+
+from kluebook import book, code_closure, records
+from kluebook.book import copy_sources
+from kluebook.tasks import get_task
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """A copy of the kluebook package that the import closure reads instead of the installed
+    one, so a test can add and edit its modules."""
+    copy = tmp_path / "kluebook"
+    shutil.copytree(
+        code_closure.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__", "configs")
+    )
+    monkeypatch.setattr(code_closure, "PACKAGE_DIR", copy)
+    return copy
+
+
+def _run_module_names(task) -> list[str]:
+    return [name for name, _ in records.run_modules(task)]
+
+
+def test_the_run_code_is_what_the_notebook_and_task_folder_import_not_the_report():
+    names = _run_module_names(get_task("ynat"))
+    for module in ("notebook", "training", "data", "plots", "scoring", "records", "tasks"):
+        assert f"kluebook.{module}" in names  # imported by the notebook, directly or not
+    for module in ("report", "book", "cli", "pages", "runner", "run_pages", "klue_table"):
+        assert f"kluebook.{module}" not in names
+    assert not any(name.startswith("kluebook.tasks.ynat") for name in names)  # task code
+    assert "kluebook.klue_tsv" in _run_module_names(get_task("dp"))  # imported by its folder
+
+
+def test_a_module_a_notebook_imports_reaches_the_run_fingerprint(package, tmp_path):
+    task = get_task("ynat")
+    (package / "helper.py").write_text("FACTOR = 1\n")
+    base = records.run_code_hash(task)
+    assert "kluebook.helper" not in _run_module_names(task)
+    (package / "helper.py").write_text("FACTOR = 2\n")
+    assert records.run_code_hash(task) == base  # imported by nothing the run executes
+    plots = package / "plots.py"  # imported by the notebook
+    plots.write_text(plots.read_text() + "\nfrom kluebook import helper  # noqa: E402\n")
+    assert "kluebook.helper" in _run_module_names(task)
+    with_import = records.run_code_hash(task)
+    assert with_import != base
+    (package / "helper.py").write_text("FACTOR = 3\n")
+    assert records.run_code_hash(task) != with_import
+    (package / "helper.py").write_text('"""A docstring."""\n\nFACTOR = 3  # a comment\n')
+    changed = records.run_code_hash(task)
+    (package / "helper.py").write_text("FACTOR = 3\n")
+    assert records.run_code_hash(task) == changed  # comments and docstrings do not count
+
+
+def test_a_module_a_notebook_cell_imports_reaches_the_run_fingerprint(package, tmp_path):
+    folder = tmp_path / "ynat"
+    shutil.copytree(get_task("ynat").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    task = dataclasses.replace(get_task("ynat"), folder=folder)
+    notebook = nbformat.read(get_task("ynat").notebook_path, as_version=4)
+    (package / "extra.py").write_text("VALUE = 1\n")
+    nbformat.write(notebook, folder / "notebook.ipynb")  # the task's own notebook comes first
+    assert "kluebook.extra" not in _run_module_names(task)
+    cell = nbformat.v4.new_code_cell("%matplotlib inline\nfrom kluebook import extra")
+    notebook.cells.append(cell)
+    nbformat.write(notebook, folder / "notebook.ipynb")
+    assert "kluebook.extra" in _run_module_names(task)
+    base = records.shared_code_hash(task)
+    (package / "extra.py").write_text("VALUE = 2\n")
+    assert records.shared_code_hash(task) != base
+
+
+def test_a_new_module_the_report_imports_reaches_the_pages(package):
+    (package / "page_helper.py").write_text("WIDTH = 1\n")
+    base = book.generated_pages_digest()
+    (package / "page_helper.py").write_text("WIDTH = 2\n")
+    assert book.generated_pages_digest() == base  # nothing that writes the pages imports it
+    report = package / "report.py"
+    report.write_text(report.read_text() + "\nfrom kluebook import page_helper  # noqa: E402\n")
+    imported = book.generated_pages_digest()
+    assert imported != base
+    (package / "page_helper.py").write_text("WIDTH = 3\n")
+    assert book.generated_pages_digest() != imported
+
+
+def test_a_module_only_the_run_imports_reaches_the_pages_too(package):
+    """A page says whether its run is stale, which the run's code decides."""
+    base = book.generated_pages_digest()
+    training = package / "training.py"
+    training.write_text(training.read_text() + "\nEXTRA_STEPS = 1\n")
+    assert book.generated_pages_digest() != base
+
+
+# In a scratch book: store a YNAT run, write the pages, then edit a code cell of the book's
+# notebooks/ynat.ipynb and write the pages again (what `kluebook book --no-run` does).
+NOTEBOOK_EDIT = """
+import time, nbformat
+from kluebook import runner
+from kluebook.book import write_generated_pages
+from kluebook.paths import ROOT
+from kluebook.worker import RunProducts
+
+spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+done = RunProducts(started=time.time(), host="here", finished=time.time() + 5)
+done.outcome = {"model_revision": "m", "recipe": {}, "metrics": {"macro_f1": 77.0},
+                "data_checksum": spec.checksum}
+done.predictions = b""
+done.executed = nbformat.writes(
+    nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# YNAT")])
+).encode()
+assert runner.store(spec, runner.spec_inputs(spec), done) == "succeeded"
+print("first", write_generated_pages(), runner.run_state(spec))
+print("again", write_generated_pages())
+path = ROOT / "notebooks" / "ynat.ipynb"
+path.write_text(path.read_text())  # touched, not changed: read again, nothing rendered
+print("touched", write_generated_pages())
+notebook = nbformat.read(path, as_version=4)
+cell = next(c for c in notebook.cells if c.cell_type == "code" and "import" in c.source)
+cell.source += "\\nprint('one more line')"
+nbformat.write(notebook, path)
+print("edited", write_generated_pages(), runner.run_state(spec))
+"""
+
+
+def test_editing_a_notebooks_code_cell_re_renders_the_pages_marking_its_runs_stale(tmp_path):
+    root = copy_sources(tmp_path)
+    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
+    script = textwrap.dedent(NOTEBOOK_EDIT)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-4:] == [
+        "first True current",
+        "again False",
+        "touched False",
+        "edited True stale (notebook changed)",
+    ]
+    page = nbformat.read(root / "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb", 4)
+    assert "Stale: its notebook changed since this run" in page.cells[0].source
+    assert "stale: notebook changed" in (root / "book/_generated/results.md").read_text()
