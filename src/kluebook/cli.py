@@ -123,6 +123,16 @@ Settings = Annotated[
         "eval_schedule=trainer (the switches are on the book's deviations page); repeatable.",
     ),
 ]
+ScoringSwitches = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="One of the task's own switches, name=value, as the run's recipe set it (the "
+        "paper profile's values are the first choices on the book's deviations page): the "
+        "metrics then equal those the run recorded. A switch changes the scoring only where "
+        "it is given; repeatable.",
+    ),
+]
 Matrix = Annotated[
     Path | None,
     typer.Option(
@@ -516,12 +526,16 @@ def score(
         Path | None,
         typer.Option(help="Official KLUE v1.1 dev file; omit for the hub validation split."),
     ] = None,
+    settings: ScoringSwitches = None,
 ) -> None:
     """Score a predictions file (the help text is SCORE_HELP, built from the task registry)."""
+    from kluebook.recipes import scoring_switches
     from kluebook.scoring import score_file, undefined_metrics
     from kluebook.tasks import get_task
 
-    metrics = score_file(get_task(task), pred, gold)
+    chosen = get_task(task)
+    switches = scoring_switches(chosen, _parse_settings(settings or []))
+    metrics = score_file(chosen, pred, gold, switches)
     for key in undefined_metrics(metrics):
         typer.echo(
             f"{key} is undefined on these predictions (e.g. constant scores, or a class with "
@@ -543,29 +557,35 @@ def compare_command(
         Path | None,
         typer.Option(help="With predictions files: the official dev file; omit for the hub split."),
     ] = None,
+    settings: ScoringSwitches = None,
 ) -> None:
     """Is A better than B on the task's dev set? A paired bootstrap per official metric.
 
-    A and B are two predictions files (scored against `--gold` as `kluebook score` does), or two
-    configurations of the records under results/: a model id, or a configuration label of a
-    sweep (`learning_rate=0.001`), each with all its seeds. Both are resampled over the same
+    A and B are two predictions files (scored against `--gold` as `kluebook score` does, with
+    its `--set` switches), or two configurations of the records under results/: a model id, or a
+    configuration label of a sweep (`learning_rate=0.001`), each with all its seeds and scored
+    with the switches its records hold. Both are resampled over the same
     dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
     and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
     """
     from kluebook import compare
+    from kluebook.recipes import scoring_switches
     from kluebook.records import read_records
     from kluebook.tasks import get_task
 
     chosen = get_task(task)
+    switches = scoring_switches(chosen, _parse_settings(settings or []))
     files = [compare.is_predictions_file(name) for name in (a, b)]
     if all(files):
         for name in (a, b):
             if not Path(name).is_file():
                 raise KluebookError(f"no predictions file {name}")
         gold_records = compare.load_gold(chosen, gold)
-        sides = compare.from_files(chosen, gold_records, Path(a), Path(b))
+        sides = compare.from_files(chosen, gold_records, Path(a), Path(b), switches)
     elif any(files):
         raise KluebookError("give two predictions files or two configurations, not one of each")
+    elif switches:
+        raise KluebookError("--set is for two predictions files: a record keeps its own switches")
     else:
         gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
     results = compare.compare(chosen, *sides)

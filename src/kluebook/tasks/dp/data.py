@@ -6,14 +6,16 @@ indices (0 = root). The official TSV has no guid field; the guid is the text aft
 sentence's header line, up to the tab.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.klue_tsv import read_sentence_blocks
+from kluebook.metric_forms import F1, class_counts
+from kluebook.tasks import NO_SWITCHES
 
-from .metric import DEPRELS, dp_scores
+from .metric import DEPRELS, dp_scores, las_classes
 
 __all__ = ["DEPRELS", "POS_TAGS"]
 
@@ -104,14 +106,6 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
     ]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
 def _checked_prediction(record: dict, prediction: dict) -> tuple[list[int], list[str]]:
     guid, size = record["guid"], len(record["heads"])
     heads, deprels = prediction.get("heads"), prediction.get("deprels")
@@ -130,7 +124,11 @@ def _checked_prediction(record: dict, prediction: dict) -> tuple[list[int], list
     return heads, deprels
 
 
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(
+    records: list[dict],
+    predictions: dict[str, dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float]:
     """Official UAS/LAS macro F1 (and the baseline's micro variants) over all eojeols."""
     gold_heads, pred_heads, gold_deprels, pred_deprels = [], [], [], []
     for record in records:
@@ -142,9 +140,30 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return dp_scores(gold_heads, pred_heads, gold_deprels, pred_deprels)
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [
         {"guid": r["guid"], "heads": list(r["heads"]), "deprels": list(r["deprels"])}
         for r in records
     ]
+
+
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-sentence class counts (head indices; LAS classes), from which kluebook.bootstrap
+    recomputes UAS and LAS macro F1."""
+    gold_heads, pred_heads, gold_deprels, pred_deprels, sentence = [], [], [], [], []
+    for index, record in enumerate(records):
+        prediction = predictions[record["guid"]]
+        gold_heads += record["heads"]
+        gold_deprels += record["deprels"]
+        pred_heads += prediction["heads"]
+        pred_deprels += prediction["deprels"]
+        sentence += [index] * len(record["heads"])
+    gold, pred = las_classes(gold_heads, pred_heads, gold_deprels, pred_deprels)
+    size = len(records)
+    return {
+        "uas": F1(**class_counts(gold_heads, pred_heads, sentence, size)),
+        "las": F1(**class_counts(gold, pred, sentence, size)),
+    }

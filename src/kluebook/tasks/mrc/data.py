@@ -6,12 +6,13 @@ one flat record per question:
  question_type (1 paraphrase, 2 multi-sentence, 3 unanswerable), is_impossible, plausible_answers}.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import groupby
 from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.tasks import NO_SWITCHES
 
 from .metric import mrc_scores
 
@@ -163,15 +164,11 @@ def gold_answers(record: dict) -> list[str]:
     return [] if record["is_impossible"] else [a["text"] for a in record["answers"]]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(
+    records: list[dict],
+    predictions: dict[str, dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float]:
     """Official EM and ROUGE-W of {guid: {"answer": text}} predictions ("" = no answer)."""
     answers = []
     for record in records:
@@ -182,7 +179,9 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return mrc_scores([gold_answers(r) for r in records], answers)
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [
         {"guid": r["guid"], "answer": "" if r["is_impossible"] else r["answers"][0]["text"]}

@@ -4,11 +4,15 @@ Records: {guid, source, premise, hypothesis, gold_label}. The official train fil
 `source` field `genre` (KLUE issue #41); it is read into `source`.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.metric_forms import Mean
+from kluebook.tasks import NO_SWITCHES
 
 from .metric import accuracy
 
@@ -79,15 +83,11 @@ def from_hub(rows: Iterable[dict], label_names: Sequence[str] | None = None) -> 
     return records
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(
+    records: list[dict],
+    predictions: dict[str, dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float]:
     """Official accuracy of {guid: {"label": name}} predictions against gold records."""
     predicted = []
     for record in records:
@@ -98,6 +98,14 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return {"accuracy": accuracy([r["gold_label"] for r in records], predicted)}
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [{"guid": r["guid"], "label": r["gold_label"]} for r in records]
+
+
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Whether each pair is right, from which kluebook.bootstrap recomputes the accuracy."""
+    right = [predictions[r["guid"]]["label"] == r["gold_label"] for r in records]
+    return {"accuracy": Mean(np.array(right, dtype=float), np.ones(len(right)))}

@@ -7,13 +7,17 @@ WordPiece fix-up (`tokenize_marked`).
 """
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.metric_forms import F1, Auprc, class_counts
+from kluebook.tasks import NO_SWITCHES
 
-from .metric import auprc, micro_f1
+from .metric import NO_RELATION, auprc, micro_f1
 
 # The order of the official relation_list.json (no_relation first); index = class id.
 RELATIONS = (
@@ -136,14 +140,6 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
     ]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
 def _probabilities(guid: str, probs: object) -> list[float]:
     if not isinstance(probs, list) or len(probs) != len(RELATIONS):
         raise KluebookError(f"{guid}: probs must be a list of {len(RELATIONS)} numbers")
@@ -157,7 +153,11 @@ def _probabilities(guid: str, probs: object) -> list[float]:
     return [float(p) for p in probs]
 
 
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float | None]:
+def score(
+    records: list[dict],
+    predictions: dict[str, dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float | None]:
     """Official micro F1 and AUPRC of {guid: {"label": name, "probs": [30 floats]}} predictions.
 
     `auprc` is None when a relation has no gold example (undefined in the official code).
@@ -255,7 +255,9 @@ def tokenize_marked(tokenizer, marked: str, max_length: int) -> list[int]:
     return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id]
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [
         {
@@ -265,3 +267,17 @@ def gold_predictions(records: list[dict]) -> list[dict]:
         }
         for r in records
     ]
+
+
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-sentence counts and probabilities, from which kluebook.bootstrap recomputes both."""
+    class_id = {name: index for index, name in enumerate(RELATIONS)}
+    gold = [class_id[r["label"]] for r in records]
+    pred = [class_id[predictions[r["guid"]]["label"]] for r in records]
+    probs = np.array([predictions[r["guid"]]["probs"] for r in records], dtype=float)
+    positive = [c for c in range(len(RELATIONS)) if c != NO_RELATION]
+    counts = class_counts(gold, pred, range(len(gold)), len(gold), positive)
+    return {
+        "micro_f1": F1(**counts, average="micro"),
+        "auprc": Auprc(np.array(gold), probs),
+    }

@@ -8,13 +8,17 @@ lack `real-label` and `source`: such records read with `source` None and without
 """
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+import numpy as np
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.metric_forms import F1, Pearson, class_counts
+from kluebook.tasks import NO_SWITCHES
 
-from .metric import pearson_r, threshold_f1
+from .metric import THRESHOLD, pearson_r, threshold_f1
 
 SOURCES = (
     "airbnb-rtt",
@@ -99,15 +103,11 @@ def target(record: dict) -> float:
     return labels.get("real-label", labels["label"])
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float | None]:
+def score(
+    records: list[dict],
+    predictions: dict[str, dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float | None]:
     """Official Pearson r and F1 of {guid: {"score": raw output}} predictions.
 
     `pearsonr` is None where r is undefined (constant predictions or gold); print it as null.
@@ -125,6 +125,16 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float 
     return {"pearsonr": pearson_r(gold, predicted), "f1": threshold_f1(gold, predicted)}
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [{"guid": r["guid"], "score": r["labels"]["real-label"]} for r in records]
+
+
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-pair values and threshold counts, from which kluebook.bootstrap recomputes both."""
+    gold = np.array([r["labels"]["real-label"] for r in records], dtype=float)
+    pred = np.array([predictions[r["guid"]]["score"] for r in records], dtype=float)
+    counts = class_counts(gold >= THRESHOLD, pred >= THRESHOLD, range(len(gold)), len(gold), [True])
+    return {"pearsonr": Pearson(gold, pred), "f1": F1(**counts, classes="all")}

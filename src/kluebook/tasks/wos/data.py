@@ -6,11 +6,12 @@ keyed by (dialogue guid, number of the user turn counted from 0). States are not
 the ontology: the real dev set uses values the ontology does not list.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.tasks import NO_SWITCHES
 
 from .metric import joint_goal_accuracy, slot_f1
 
@@ -137,7 +138,11 @@ def prediction_key(row: dict) -> tuple[str, int]:
     return guid, turn
 
 
-def score(records: list[dict], predictions: dict[tuple[str, int], dict]) -> dict[str, float]:
+def score(
+    records: list[dict],
+    predictions: dict[tuple[str, int], dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float]:
     """Official JGA and slot F1 of {(guid, turn): {"state": [...]}} predictions over user turns."""
     gold, predicted = [], []
     for record in records:
@@ -157,7 +162,9 @@ def score(records: list[dict], predictions: dict[tuple[str, int], dict]) -> dict
     }
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [
         {"guid": r["guid"], "turn": turn, "state": list(state)}

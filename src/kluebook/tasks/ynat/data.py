@@ -1,10 +1,12 @@
 """YNAT: news headline topic classification (see README.md here)."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.metric_forms import F1, class_counts
+from kluebook.tasks import NO_SWITCHES
 
 from .metric import macro_f1
 
@@ -42,15 +44,11 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
     return [{"guid": r["guid"], "title": r["title"], "label": HUB_LABELS[r["label"]]} for r in rows]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(
+    records: list[dict],
+    predictions: dict[str, dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict[str, float]:
     """Official macro F1 of {guid: {"label": name}} predictions against gold records."""
     predicted = []
     for record in records:
@@ -61,6 +59,16 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return {"macro_f1": macro_f1([r["label"] for r in records], predicted)}
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(
+    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format."""
     return [{"guid": r["guid"], "label": r["label"]} for r in records]
+
+
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-headline class counts, from which kluebook.bootstrap recomputes macro F1."""
+    gold = [r["label"] for r in records]
+    pred = [predictions[r["guid"]]["label"] for r in records]
+    counts = class_counts(gold, pred, range(len(records)), len(records))
+    return {"macro_f1": F1(**counts)}
