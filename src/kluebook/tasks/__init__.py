@@ -28,8 +28,16 @@ BUILT_IN = Path(__file__).parent
 EXTRA_TASKS_VARIABLE = "KLUEBOOK_TASKS_PATH"
 
 
-# The switches given to `score` and `gold_predictions` where a caller passes none.
-NO_SWITCHES: Mapping[str, object] = MappingProxyType({})
+# A run's recipe switches, name -> value (`Recipe.switches()`), as scoring functions take them;
+# NO_SWITCHES where a caller passes none.
+Switches = Mapping[str, object]
+NO_SWITCHES: Switches = MappingProxyType({})
+
+
+def with_position_guids(task: str, records: Iterable[dict]) -> list[dict]:
+    """Records of a hub split that has no guids, each given one from its position in the split,
+    `<task>-hub-00000`, as its first field."""
+    return [{"guid": f"{task}-hub-{i:05d}", **record} for i, record in enumerate(records)]
 
 
 def guid_keys(records: list[dict]) -> list[Hashable]:
@@ -52,9 +60,9 @@ class TaskModule:
     write_official: Callable[[Iterable[dict], str | Path], None]  # records in the file layout
     from_hub: Callable[[Iterable[dict]], list[dict]]  # rows of the hub's split as records
     # The official metrics (0-100) of predictions matched to the gold by key.
-    score: Callable[[list[dict], dict, Mapping[str, object]], dict[str, float | None]]
+    score: Callable[[list[dict], dict, Switches], dict[str, float | None]]
     # The prediction lines that reproduce the gold, in the format `score` reads.
-    gold_predictions: Callable[[list[dict], Mapping[str, object]], list[dict]]
+    gold_predictions: Callable[[list[dict], Switches], list[dict]]
     # Smoke data keyed by the roles of `files` (keyword arguments: seed and `smoke_data`).
     generate: Callable[..., dict[str, list | dict]]
     gold_keys: Callable[[list[dict]], list[Hashable]] = guid_keys  # each gold example's key

@@ -9,6 +9,8 @@ the next eojeol, subjects to the root, other arguments and adverbs to the neares
 import random
 from dataclasses import dataclass
 
+from kluebook.smoke_splits import train_and_dev
+
 NAMES = ("민수", "지영", "현우", "수진", "태호", "은비", "준영", "하린")
 PEOPLE = ("학생", "친구", "선생님", "아이", "동생", "기자", "의사", "가수")
 PLACES = ("학교", "도서관", "시장", "공원", "회사", "식당", "극장", "바다")
@@ -210,5 +212,4 @@ def _split(rng: random.Random, split: str, size: int) -> list[dict]:
 
 def generate(seed: int = 0, train_size: int = 800, dev_size: int = 200) -> dict[str, list[dict]]:
     """Train and dev splits in the official DP layout."""
-    rng = random.Random(seed)
-    return {"train": _split(rng, "train", train_size), "dev": _split(rng, "dev", dev_size)}
+    return train_and_dev(seed, _split, train_size, dev_size)

@@ -6,13 +6,13 @@ one flat record per question:
  question_type (1 paraphrase, 2 multi-sentence, 3 unanswerable), is_impossible, plausible_answers}.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.tasks import NO_SWITCHES
+from kluebook.tasks import NO_SWITCHES, Switches
 
 from .metric import mrc_scores
 
@@ -164,11 +164,7 @@ def gold_answers(record: dict) -> list[str]:
     return [] if record["is_impossible"] else [a["text"] for a in record["answers"]]
 
 
-def score(
-    records: list[dict],
-    predictions: dict[str, dict],
-    switches: Mapping[str, object] = NO_SWITCHES,
-) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official EM and ROUGE-W of {guid: {"answer": text}} predictions ("" = no answer)."""
     answers = []
     for record in records:
@@ -179,10 +175,8 @@ def score(
     return mrc_scores([gold_answers(r) for r in records], answers)
 
 
-def gold_predictions(
-    records: list[dict], switches: Mapping[str, object] = NO_SWITCHES
-) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each question's first gold answer, or "" where it has none, as its predictions line."""
     return [
         {"guid": r["guid"], "answer": "" if r["is_impossible"] else r["answers"][0]["text"]}
         for r in records

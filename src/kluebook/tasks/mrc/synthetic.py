@@ -9,6 +9,8 @@ the right kind. The words of a type-3 question give it away, so a model can lear
 
 import random
 
+from kluebook.smoke_splits import train_and_dev
+
 ORGANISERS = [
     "한빛문화재단",
     "푸른숲협회",
@@ -209,8 +211,4 @@ def _split(rng: random.Random, split: str, paragraphs: int) -> list[dict]:
 
 def generate(seed: int = 0, train_paragraphs: int = 400, dev_paragraphs: int = 100) -> dict:
     """Train and dev questions (three per paragraph), flat records as `data.py` reads them."""
-    rng = random.Random(seed)
-    return {
-        "train": _split(rng, "train", train_paragraphs),
-        "dev": _split(rng, "dev", dev_paragraphs),
-    }
+    return train_and_dev(seed, _split, train_paragraphs, dev_paragraphs)

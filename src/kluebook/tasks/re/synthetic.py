@@ -6,6 +6,8 @@ labelled no_relation, as an annotator might miss them. Every relation occurs in 
 import random
 import re
 
+from kluebook.smoke_splits import train_and_dev
+
 from .data import RELATIONS
 
 ENTITIES = {
@@ -156,9 +158,5 @@ def _split(rng: random.Random, split: str, size: int) -> list[dict]:
 
 def generate(seed: int = 0, train_size: int = 1500, dev_size: int = 400) -> dict[str, object]:
     """Train and dev splits in the official KLUE-RE layout, and the relation list."""
-    rng = random.Random(seed)
-    return {
-        "train": _split(rng, "train", train_size),
-        "dev": _split(rng, "dev", dev_size),
-        "relations": {"relations": list(RELATIONS)},
-    }
+    splits = train_and_dev(seed, _split, train_size, dev_size)
+    return {**splits, "relations": {"relations": list(RELATIONS)}}
