@@ -31,7 +31,8 @@ import numpy as np
 from kluebook.errors import KluebookError
 from kluebook.metric_forms import Mean
 from kluebook.scoring import index_predictions
-from kluebook.tasks import NO_SWITCHES, Task
+from kluebook.tasks import Task
+from kluebook.tasks.interface import NO_SWITCHES
 
 RESAMPLES = 1000
 SEED = 22

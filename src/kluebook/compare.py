@@ -19,7 +19,8 @@ from kluebook.json_files import read_jsonl
 from kluebook.paths import ROOT
 from kluebook.recipes import record_switches
 from kluebook.scoring import index_predictions
-from kluebook.tasks import NO_SWITCHES, Task
+from kluebook.tasks import Task
+from kluebook.tasks.interface import NO_SWITCHES
 
 
 @dataclass

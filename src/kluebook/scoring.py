@@ -14,7 +14,8 @@ from pathlib import Path
 from kluebook.data import load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
-from kluebook.tasks import NO_SWITCHES, Task
+from kluebook.tasks import Task
+from kluebook.tasks.interface import NO_SWITCHES
 
 
 def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:

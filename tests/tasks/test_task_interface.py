@@ -1,6 +1,6 @@
-"""The task interface is one typed definition, `kluebook.tasks.TaskModule`, read from a task
-folder's data.py and synthetic.py and checked when first asked for; a task.yaml is checked by a
-schema that refuses unknown keys. Either problem stops with one line naming the file."""
+"""The task interface is one typed definition, `kluebook.tasks.interface.TaskModule`, read from
+a task folder's data.py and synthetic.py and checked when first asked for; a task.yaml is checked
+by a schema that refuses unknown keys. Either problem stops with one line naming the file."""
 
 import shutil
 
@@ -8,14 +8,8 @@ import pytest
 import yaml
 
 from kluebook.errors import KluebookError
-from kluebook.tasks import (
-    EXTRA_TASKS_VARIABLE,
-    REQUIRED,
-    TASK_INTERFACE,
-    TaskModule,
-    all_tasks,
-    get_task,
-)
+from kluebook.tasks import EXTRA_TASKS_VARIABLE, all_tasks, get_task
+from kluebook.tasks.interface import REQUIRED, TASK_INTERFACE, TaskModule
 from kluebook.tasks.schema import ResamplingUnit
 
 
