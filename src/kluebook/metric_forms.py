@@ -2,9 +2,9 @@
 
 A task's `resampling_statistics` (kluebook.tasks.interface.TaskModule) returns one of these
 forms per metric; `kluebook.bootstrap` calls its `values(weights)` with a (resamples, units)
-matrix of multiplicities and gets the metric on every resample, equal to the official function on the
-same resample (tests/uncertainty/test_bootstrap.py checks this for every task). The forms name
-no task.
+matrix of multiplicities and gets the metric on every resample, equal to the official function
+on the same resample (tests/uncertainty/test_bootstrap.py checks this for every task). The forms
+name no task.
 """
 
 from collections.abc import Sequence
