@@ -9,6 +9,7 @@ the next eojeol, subjects to the root, other arguments and adverbs to the neares
 import random
 from dataclasses import dataclass
 
+from kluebook.hangul import has_final_consonant
 from kluebook.smoke_splits import train_and_dev
 
 NAMES = ("민수", "지영", "현우", "수진", "태호", "은비", "준영", "하린")
@@ -71,15 +72,11 @@ NOUN_ATTACHMENT = {
 }
 
 
-def _has_final_consonant(word: str) -> bool:
-    return (ord(word[-1]) - 0xAC00) % 28 != 0
-
-
 def _noun(
     noun: str, tag: str, particles: tuple[str, str], particle_tag: str, deprel: str
 ) -> Eojeol:
     """A noun with the particle that fits its last sound; particles = (after 받침, after vowel)."""
-    particle = particles[0] if _has_final_consonant(noun) else particles[1]
+    particle = particles[0] if has_final_consonant(noun) else particles[1]
     pos = f"{tag}+{particle_tag}"
     return Eojeol(noun + particle, f"{noun} {particle}", pos, deprel, NOUN_ATTACHMENT[deprel])
 
@@ -151,7 +148,7 @@ def _copula(rng: random.Random) -> list[Eojeol]:
     if words[-1].deprel != "NP_MOD":
         words.append(_noun(rng.choice(PLACES), "NNG", ("의", "의"), "JKG", "NP_MOD"))
     noun = rng.choice(PEOPLE)
-    copula = "이다" if _has_final_consonant(noun) else "다"  # 이 drops after a vowel
+    copula = "이다" if has_final_consonant(noun) else "다"  # 이 drops after a vowel
     return [
         *words,
         Eojeol(f"{noun}{copula}.", f"{noun} 이 다 .", "NNG+VCP+EF+SF", "VNP", "is-root"),

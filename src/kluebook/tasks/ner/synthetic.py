@@ -5,6 +5,7 @@ a place; 관계자 after an organisation...). A few entities are left untagged a
 import random
 import re
 
+from kluebook.hangul import final_consonant
 from kluebook.smoke_splits import numbered_splits
 
 from .data import markup
@@ -101,7 +102,7 @@ RIEUL_FINAL = 8  # index of ㄹ among the final consonants of a Hangul syllable
 
 def _particle(word: str, with_final: str, without_final: str) -> str:
     """The particle form that fits the last syllable of `word` (entities end in Hangul)."""
-    final = (ord(word[-1]) - 0xAC00) % 28
+    final = final_consonant(word)
     if final == 0 or (with_final == "으로" and final == RIEUL_FINAL):
         return without_final
     return with_final

@@ -5,6 +5,7 @@ As in the official files, train records name their source `genre` and dev record
 
 import random
 
+from kluebook.hangul import has_final_consonant
 from kluebook.smoke_splits import numbered_splits
 
 from .data import LABELS, SOURCES
@@ -34,20 +35,16 @@ def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict
     return numbered_splits(seed, GUID, _record, train_size, dev_size)
 
 
-def _has_final_consonant(word: str) -> bool:
-    return (ord(word[-1]) - ord("가")) % 28 != 0
-
-
 def topic(word: str) -> str:
-    return word + ("은" if _has_final_consonant(word) else "는")
+    return word + ("은" if has_final_consonant(word) else "는")
 
 
 def object_(word: str) -> str:
-    return word + ("을" if _has_final_consonant(word) else "를")
+    return word + ("을" if has_final_consonant(word) else "를")
 
 
 def with_(word: str) -> str:
-    return word + ("과" if _has_final_consonant(word) else "와")
+    return word + ("과" if has_final_consonant(word) else "와")
 
 
 def hypothesis(rng: random.Random, label: str, person: str, place: str, action: tuple) -> str:

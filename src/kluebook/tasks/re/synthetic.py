@@ -6,6 +6,7 @@ labelled no_relation, as an annotator might miss them. Every relation occurs in 
 import random
 import re
 
+from kluebook.hangul import has_final_consonant
 from kluebook.smoke_splits import train_and_dev
 
 from .data import RELATIONS
@@ -87,16 +88,11 @@ SOURCES = ("wikipedia", "wikitree", "policy_briefing")
 _SLOT = re.compile(r"\{([SO])(?:\|([^}]*))?\}")
 
 
-def _has_final_consonant(word: str) -> bool:
-    last = word[-1]
-    return "가" <= last <= "힣" and (ord(last) - ord("가")) % 28 != 0
-
-
 def _particle(word: str, spec: str) -> str:
     if "/" not in spec:
         return spec
     after_consonant, after_vowel = spec.split("/")
-    return after_consonant if _has_final_consonant(word) else after_vowel
+    return after_consonant if has_final_consonant(word) else after_vowel
 
 
 def render(pattern: str, subject: str, obj: str) -> tuple[str, tuple[int, int], tuple[int, int]]:

@@ -6,6 +6,7 @@ annotators' scores, and a pair from two different domains shares nothing at all.
 import random
 from collections import Counter
 
+from kluebook.hangul import has_final_consonant
 from kluebook.smoke_splits import numbered_splits
 
 # Per domain: (source of paraphrase pairs, source of sampled pairs), then interchangeable
@@ -76,8 +77,7 @@ def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict
 
 def topic_particle(word: str) -> str:
     """은 after a final consonant (batchim), 는 after a vowel."""
-    has_final_consonant = (ord(word[-1]) - ord("가")) % 28 != 0
-    return "은" if has_final_consonant else "는"
+    return "은" if has_final_consonant(word) else "는"
 
 
 def _sentence(rng: random.Random, words: dict, choice: dict[str, int]) -> str:
