@@ -13,9 +13,19 @@ from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS, ROOT
 from kluebook.tasks import all_tasks
 
-TASK_NAMES = ", ".join(all_tasks())
+
+def _registered_tasks() -> dict:
+    """The tasks the help texts list; where a task folder is malformed, none: the command that
+    reads the registry then reports the problem in one line (`main`)."""
+    try:
+        return all_tasks()
+    except KluebookError:
+        return {}
+
+
+TASK_NAMES = ", ".join(_registered_tasks())
 PREDICTION_LINES = "\n\n".join(
-    f"{name}: `{task.predictions['line']}`" for name, task in all_tasks().items()
+    f"{name}: `{task.predictions['line']}`" for name, task in _registered_tasks().items()
 )
 
 app = typer.Typer(
