@@ -109,7 +109,7 @@ def main() -> None:
         shown = ", ".join(
             f"{key} [{i['low']:.2f}, {i['high']:.2f}]" for key, i in outcome["intervals"].items()
         )
-        unit = bootstrap.unit_name(task)
+        unit = task.resampling_unit.name
         print(f"{name:<6} {len(records):>6} {unit:<14} {origin:<10} {seconds:>8.2f}  {shown}")
 
 

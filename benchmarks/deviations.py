@@ -34,7 +34,7 @@ from transformers import (
 
 from kluebook.data import generated_data_dir
 from kluebook.notebook import seed_everything
-from kluebook.recipes import resolve_recipe, set_active_recipe
+from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
 from kluebook.tiny_model import build_tiny_model
 from kluebook.training import fine_tune, load_tokenizer, steps_per_epoch, tokenize
@@ -235,8 +235,11 @@ def mrc_run(recipe, seed: int, train_limit: int) -> dict:
         columns = {k: v for k, v in features.items() if k in tokenizer.model_input_names}
         return datasets.Dataset.from_dict({**columns, **labels})
 
-    set_active_recipe(recipe)  # the labels and the n-best search follow the recipe's switches
-    train_features = qa.train_features(train, tokenizer, recipe.max_length)
+    # The labels and the n-best search follow the recipe's switches.
+    answer_labels = recipe.switches()["mrc_answer_labels"]
+    train_features = qa.train_features(
+        train, tokenizer, recipe.max_length, answer_labels=answer_labels
+    )
     labels = {k: train_features[k] for k in ("start_positions", "end_positions")}
     dev_features, dev_windows = qa.eval_features(dev, tokenizer, recipe.max_length)
     dev_set = as_dataset(dev_features, qa.window_labels(dev, dev_windows))
@@ -248,12 +251,11 @@ def mrc_run(recipe, seed: int, train_limit: int) -> dict:
         tokenizer,
         as_dataset(train_features, labels),
         dev_set,
-        qa.metrics_function(dev, dev_windows),
+        qa.metrics_function(dev, dev_windows, recipe.pad_to_max_length),
         recipe,
         seed,
         checkpoints("mrc"),
     )
-    set_active_recipe(None)
     return summary(result, recipe, len(train_features["input_ids"]), "rouge_w", started)
 
 

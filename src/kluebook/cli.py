@@ -26,6 +26,7 @@ from kluebook.cli_options import (
     Quiet,
     Resources,
     Scheduler,
+    ScoringSwitches,
     Seeds,
     Settings,
     SlurmMemory,
@@ -34,6 +35,8 @@ from kluebook.cli_options import (
     Tasks,
     Threads,
     make_executor,
+    parse_settings,
+    registered_tasks,
     run_options,
     split_names,
 )
@@ -42,7 +45,7 @@ from kluebook.paths import ROOT
 from kluebook.tasks import all_tasks
 
 PREDICTION_LINES = "\n\n".join(
-    f"{name}: `{task.predictions['line']}`" for name, task in all_tasks().items()
+    f"{name}: `{task.predictions['line']}`" for name, task in registered_tasks().items()
 )
 
 app = typer.Typer(
@@ -315,12 +318,16 @@ def score(
         Path | None,
         typer.Option(help="Official KLUE v1.1 dev file; omit for the hub validation split."),
     ] = None,
+    settings: ScoringSwitches = None,
 ) -> None:
     """Score a predictions file (the help text is SCORE_HELP, built from the task registry)."""
+    from kluebook.recipes import scoring_switches
     from kluebook.scoring import score_file, undefined_metrics
     from kluebook.tasks import get_task
 
-    metrics = score_file(get_task(task), pred, gold)
+    chosen = get_task(task)
+    switches = scoring_switches(chosen, parse_settings(settings or []))
+    metrics = score_file(chosen, pred, gold, switches)
     for key in undefined_metrics(metrics):
         typer.echo(
             f"{key} is undefined on these predictions (e.g. constant scores, or a class with "
@@ -342,29 +349,35 @@ def compare_command(
         Path | None,
         typer.Option(help="With predictions files: the official dev file; omit for the hub split."),
     ] = None,
+    settings: ScoringSwitches = None,
 ) -> None:
     """Is A better than B on the task's dev set? A paired bootstrap per official metric.
 
-    A and B are two predictions files (scored against `--gold` as `kluebook score` does), or two
-    configurations of the records under results/: a model id, or a configuration label of a
-    sweep (`learning_rate=0.001`), each with all its seeds. Both are resampled over the same
+    A and B are two predictions files (scored against `--gold` as `kluebook score` does, with
+    its `--set` switches), or two configurations of the records under results/: a model id, or a
+    configuration label of a sweep (`learning_rate=0.001`), each with all its seeds and scored
+    with the switches its records hold. Both are resampled over the same
     dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
     and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
     """
     from kluebook import compare
+    from kluebook.recipes import scoring_switches
     from kluebook.records import read_records
     from kluebook.tasks import get_task
 
     chosen = get_task(task)
+    switches = scoring_switches(chosen, parse_settings(settings or []))
     files = [compare.is_predictions_file(name) for name in (a, b)]
     if all(files):
         for name in (a, b):
             if not Path(name).is_file():
                 raise KluebookError(f"no predictions file {name}")
         gold_records = compare.load_gold(chosen, gold)
-        sides = compare.from_files(chosen, gold_records, Path(a), Path(b))
+        sides = compare.from_files(chosen, gold_records, Path(a), Path(b), switches)
     elif any(files):
         raise KluebookError("give two predictions files or two configurations, not one of each")
+    elif switches:
+        raise KluebookError("--set is for two predictions files: a record keeps its own switches")
     else:
         gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
     results = compare.compare(chosen, *sides)
@@ -374,7 +387,6 @@ def compare_command(
 @app.command("tasks")
 def list_tasks() -> None:
     """List the tasks, their official metrics and whether their notebook exists."""
-    from kluebook.tasks import all_tasks
 
     for task in all_tasks().values():
         state = "ready" if task.notebook_path.exists() else "no notebook yet"
@@ -421,7 +433,7 @@ def data_fetch(
     """Download the official KLUE v1.1 train/dev files, each checked against its git blob id at
     the pinned KLUE commit (and its SHA-256 where known) before it is used."""
     from kluebook.fetch import fetch
-    from kluebook.tasks import all_tasks, get_task
+    from kluebook.tasks import get_task
 
     chosen = [get_task(t) for t in split_names(tasks)] if tasks else list(all_tasks().values())
     for path in fetch(chosen, dest, base_url):

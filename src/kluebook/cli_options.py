@@ -11,7 +11,17 @@ from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
 from kluebook.tasks import all_tasks
 
-TASK_NAMES = ", ".join(all_tasks())
+
+def registered_tasks() -> dict:
+    """The tasks the help texts list; where a task folder is malformed, none: the command that
+    reads the registry then reports the problem in one line (`kluebook.cli.main`)."""
+    try:
+        return all_tasks()
+    except KluebookError:
+        return {}
+
+
+TASK_NAMES = ", ".join(registered_tasks())
 
 
 def split_names(value: str | None) -> list[str] | None:
@@ -89,6 +99,16 @@ Settings = Annotated[
         "--set",
         help="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
         "eval_schedule=trainer (the switches are on the book's deviations page); repeatable.",
+    ),
+]
+ScoringSwitches = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="One of the task's own switches, name=value, as the run's recipe set it (the "
+        "paper profile's values are the first choices on the book's deviations page): the "
+        "metrics then equal those the run recorded. A switch changes the scoring only where "
+        "it is given; repeatable.",
     ),
 ]
 Matrix = Annotated[

@@ -8,6 +8,7 @@ the dev set's units are resampled together, on the same unit resamples for both 
 """
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,9 +18,11 @@ from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
 from kluebook.paths import ROOT
 from kluebook.pooling import code_today, pooled
+from kluebook.recipes import record_switches
 from kluebook.records import DEFAULT_CONFIG, RunRecord
 from kluebook.scoring import index_predictions
 from kluebook.tasks import Task
+from kluebook.tasks.interface import NO_SWITCHES
 
 
 @dataclass
@@ -31,16 +34,23 @@ class Side:
     replicates: list[dict] = field(default_factory=list)
 
 
-def scored_side(task: Task, label: str, gold: list[dict], seeds: list[list[dict]]) -> Side:
-    """The metrics and resampled values of each seed's prediction lines against `gold`."""
+def scored_side(
+    task: Task,
+    label: str,
+    gold: list[dict],
+    seeds: list[list[dict]],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> Side:
+    """The metrics and resampled values of each seed's prediction lines against `gold`, scored
+    with the recipe `switches`."""
     side = Side(label)
     for rows in seeds:
         try:
             predictions = index_predictions(task, gold, rows)
         except KluebookError as error:
             raise KluebookError(f"{label}: {error} (not the same dev set?)") from error
-        side.metrics.append(task.module.score(gold, predictions))
-        side.replicates.append(bootstrap.replicates(task, gold, predictions))
+        side.metrics.append(task.module.score(gold, predictions, switches))
+        side.replicates.append(bootstrap.replicates(task, gold, predictions, switches=switches))
     return side
 
 
@@ -107,7 +117,8 @@ def from_records(task: Task, records: list[RunRecord], a: str, b: str, root: Pat
                 raise KluebookError(f"{name!r} seed {record.seed}: the record has no predictions")
             seeds.append(read_jsonl(root / record.predictions))
         label = f"{name} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''})"
-        sides.append(scored_side(task, label, gold, seeds))
+        switches = record_switches(task, runs[name][0].get("recipe", {}))
+        sides.append(scored_side(task, label, gold, seeds, switches))
     return gold, sides
 
 
@@ -116,8 +127,10 @@ def load_gold(task: Task, gold: Path | None) -> list[dict]:
     return task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
 
 
-def from_files(task: Task, gold: list[dict], a: Path, b: Path) -> list[Side]:
-    return [scored_side(task, str(path), gold, [read_jsonl(path)]) for path in (a, b)]
+def from_files(
+    task: Task, gold: list[dict], a: Path, b: Path, switches: Mapping[str, object] = NO_SWITCHES
+) -> list[Side]:
+    return [scored_side(task, str(path), gold, [read_jsonl(path)], switches) for path in (a, b)]
 
 
 def compare(task: Task, a: Side, b: Side) -> list[bootstrap.Difference]:
@@ -143,7 +156,7 @@ def table(task: Task, gold: list[dict], a: Side, b: Side, results) -> str:
     units = int(bootstrap.units_of(task, gold).max()) + 1
     lines = [
         f"{task.name}: A = {a.label}, B = {b.label}",
-        f"paired bootstrap over {units} {bootstrap.unit_name(task)}s"
+        f"paired bootstrap over {units} {task.resampling_unit.name}s"
         f"{' and the seeds' if len(a.metrics) + len(b.metrics) > 2 else ''}, "
         f"{bootstrap.RESAMPLES:,} resamples (seed {bootstrap.SEED}); 95% percentile intervals",
         "",

@@ -1,9 +1,10 @@
-"""KLUE's TSV layout of sentence blocks, read by the token-level tasks' file readers."""
+"""KLUE's TSV layout of sentence blocks, read and written by the token-level tasks."""
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from kluebook.errors import KluebookError
+from kluebook.json_files import write_text_atomic
 
 
 def read_sentence_blocks(
@@ -45,3 +46,15 @@ def read_sentence_blocks(
         seen.add(guid)
         yield guid, sentence, block[1:]
         block = []
+
+
+def write_sentence_blocks(
+    path: str | Path, header: Sequence[str], blocks: Iterable[tuple[str, str, Iterable[str]]]
+) -> None:
+    """A KLUE TSV file: the `header` lines, then each (guid, sentence, item lines) as a block."""
+    lines = list(header)
+    for guid, sentence, items in blocks:
+        lines.append(f"## {guid}\t{sentence}")
+        lines.extend(items)
+        lines.append("")
+    write_text_atomic(path, "\n".join(lines) + "\n")

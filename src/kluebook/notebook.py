@@ -22,7 +22,7 @@ from kluebook.bootstrap import run_intervals
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe, set_active_recipe
+from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe
 from kluebook.scoring import score_predictions
 from kluebook.speed import deviations
 from kluebook.tasks import Task, get_task
@@ -75,8 +75,9 @@ class Run:
         return rows[:limit] if limit else rows
 
     def score(self, gold: list[dict], predictions: list[dict]) -> dict:
-        """The official metrics of prediction lines, computed as `kluebook score` computes them."""
-        return score_predictions(self.task, gold, predictions)
+        """The official metrics of prediction lines, computed as `kluebook score` computes them
+        with this run's switches (`--set name=value` for each of the task's own)."""
+        return score_predictions(self.task, gold, predictions, self.recipe.switches())
 
 
 def start_run(task_name: str, namespace: dict) -> Run:
@@ -104,7 +105,6 @@ def start_run(task_name: str, namespace: dict) -> Run:
         profile,
         {k: parameters.get(k) for k in (*RECIPE_PARAMETERS, *switches)},
     )
-    set_active_recipe(recipe)  # task code reads its switches from here (kluebook.recipes)
     data_dir = data_dir_for(task, source, parameters.get("data_dir") or None)
     output_dir = Path(parameters["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -197,7 +197,8 @@ def finish_run(
         "recipe": run.recipe.as_dict(),
         "deviations": deviations(run.recipe),
         "metrics": metrics,
-        **run_intervals(run.task, gold, predictions, metrics),  # intervals, bootstrap
+        # intervals, bootstrap
+        **run_intervals(run.task, gold, predictions, metrics, run.recipe.switches()),
         "best_checkpoint": best,
         "last_checkpoint": last,
         "counts": counts,

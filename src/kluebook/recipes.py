@@ -203,6 +203,7 @@ def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Rec
     if profile == "smoke":
         values.update(SMOKE_RECIPE)
         own.update({name: switch["smoke"] for name, switch in task.switches.items()})
+        _check_entry(task, "smoke", task.smoke_recipe)
         for key, value in task.smoke_recipe.items():
             (own if key in own else values)[key] = value
     known = {f.name for f in fields(Recipe)} - {"task_switches"}
@@ -212,11 +213,7 @@ def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Rec
         if value is not None:
             (own if key in own else values)[key] = value
     for name, value in own.items():
-        choices = task.switches[name]["choices"]
-        if value not in choices:
-            raise KluebookError(
-                f"recipe switch {name} must be one of {', '.join(map(str, choices))}, got {value!r}"
-            )
+        _check_choice(task, name, value)
     return Recipe(
         **{k: v for k, v in values.items() if k in known}, task_switches=tuple(own.items())
     )
@@ -226,23 +223,45 @@ def official_recipe(task: Task, model: str) -> dict:
     """The official recipe of `task` for a checkpoint: defaults, the task's base values, then
     those for large checkpoints and for that checkpoint alone."""
     values = {**RECIPE_DEFAULTS, "selection_metric": task.selection_metric, **SWITCH_DEFAULTS}
-    values.update(task.recipe.get("base", {}))
+    sections = {"base": task.recipe.get("base", {})}
     if model_entry(model)["size"] == "large":
-        values.update(task.recipe.get("large", {}))
-    values.update(task.recipe.get("models", {}).get(model, {}))
+        sections["large"] = task.recipe.get("large", {})
+    sections[f"models.{model}"] = task.recipe.get("models", {}).get(model, {})
+    for where, entries in sections.items():
+        _check_entry(task, f"recipe.{where}", entries)
+        values.update(entries)
     return values
 
 
-# The recipe of the run in progress in this process (set by `kluebook.notebook.start_run`), for
-# task code whose switch has to take effect without the notebook passing it along.
-_active: Recipe | None = None
+def _check_entry(task: Task, where: str, entries: dict) -> None:
+    """The recipe values of a task.yaml section name recipe fields or the task's switches."""
+    known = set(recipe_parameters(task))
+    unknown = [key for key in entries if key not in known]
+    if unknown:
+        raise KluebookError(
+            f"{task.folder / 'task.yaml'}: {where}: unknown recipe parameter {unknown[0]!r}"
+        )
 
 
-def set_active_recipe(recipe: Recipe | None) -> None:
-    global _active
-    _active = recipe
+def scoring_switches(task: Task, settings: dict) -> dict:
+    """The task's own switches given to `kluebook score` or `kluebook compare` (`--set
+    name=value`), each checked against its choices: what `score` reads of a run's recipe."""
+    for name, value in settings.items():
+        if name not in task.switches:
+            own = ", ".join(task.switches) or "none"
+            raise KluebookError(f"{name} is not a switch of {task.name} (its switches: {own})")
+        _check_choice(task, name, value)
+    return dict(settings)
 
 
-def active_recipe() -> Recipe | None:
-    """The recipe of the run in progress, or None outside a run."""
-    return _active
+def record_switches(task: Task, recipe: dict) -> dict:
+    """The task's own switches among a run record's `recipe` values: what its scoring read."""
+    return {name: recipe[name] for name in task.switches if name in recipe}
+
+
+def _check_choice(task: Task, name: str, value: object) -> None:
+    choices = task.switches[name]["choices"]
+    if value not in choices:
+        raise KluebookError(
+            f"recipe switch {name} must be one of {', '.join(map(str, choices))}, got {value!r}"
+        )

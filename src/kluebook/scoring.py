@@ -2,17 +2,20 @@
 
 A predictions file is JSON Lines, one object per gold example, matched to it by its key (the guid;
 for dialogue state tracking, the guid and the turn). Each task's README.md gives its line format.
-The notebooks score their predictions with the same function, so a run's recorded metrics equal
-what `kluebook score` prints for its predictions file.
+The notebooks score their predictions with the same function and their recipe's switches, so a
+run's recorded metrics equal what `kluebook score` prints for its predictions file given the same
+switches (`--set name=value`); a switch changes the scoring only where it is passed.
 """
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 from kluebook.data import load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
 from kluebook.tasks import Task
+from kluebook.tasks.interface import NO_SWITCHES
 
 
 def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
@@ -42,15 +45,23 @@ def _show(key) -> str:
     return " turn ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
 
 
-def score_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
-    """The official metrics of prediction rows against gold records (0-100 scale)."""
-    return task.module.score(gold, index_predictions(task, gold, rows))
+def score_predictions(
+    task: Task, gold: list[dict], rows: list[dict], switches: Mapping[str, object] = NO_SWITCHES
+) -> dict:
+    """The official metrics of prediction rows against gold records (0-100 scale), scored as
+    the recipe `switches` say (a run's `Recipe.switches()`)."""
+    return task.module.score(gold, index_predictions(task, gold, rows), switches)
 
 
-def score_file(task: Task, pred: str | Path, gold: str | Path | None = None) -> dict:
+def score_file(
+    task: Task,
+    pred: str | Path,
+    gold: str | Path | None = None,
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> dict:
     """Score a JSON Lines predictions file against an official gold file or the hub split."""
     records = task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
-    return score_predictions(task, records, read_jsonl(pred))
+    return score_predictions(task, records, read_jsonl(pred), switches)
 
 
 def undefined_metrics(metrics: dict) -> list[str]:

@@ -152,7 +152,7 @@ def resolution_text(task: Task, records: list[RunRecord]) -> str:
         for key, interval in record.outcome.intervals.items():
             half = (interval.high - interval.low) / 2
             widths[(record.profile, record.data_source, dev)][key].append(half)
-    unit = bootstrap.unit_name(task)
+    unit = task.resampling_unit.name
     if not widths:
         return (
             "No run with bootstrap intervals yet: each run records the 95% interval of every "

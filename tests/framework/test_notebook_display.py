@@ -6,7 +6,6 @@ import unicodedata
 import pandas as pd
 
 from kluebook.notebook import start_run
-from kluebook.recipes import set_active_recipe
 
 
 def screen_width(line: str) -> int:
@@ -26,12 +25,9 @@ def test_printed_korean_frames_stay_aligned_after_the_notebook_setup(tmp_path):
         "output_dir": str(tmp_path),
     }
     frame = pd.DataFrame({"label": ["정치", "IT과학", "sports"], "n": [1, 22, 333]})
-    try:
-        with pd.option_context("display.unicode.east_asian_width", False):
-            before = {screen_width(line) for line in frame.to_string().splitlines()}
-            start_run("ynat", namespace)
-            after = {screen_width(line) for line in frame.to_string().splitlines()}
-    finally:
-        set_active_recipe(None)
+    with pd.option_context("display.unicode.east_asian_width", False):
+        before = {screen_width(line) for line in frame.to_string().splitlines()}
+        start_run("ynat", namespace)
+        after = {screen_width(line) for line in frame.to_string().splitlines()}
     assert len(before) > 1  # without the option, the Korean rows come out wider
     assert len(after) == 1

@@ -6,7 +6,11 @@ import sys
 
 import pytest
 
-from kluebook.json_files import write_jsonl
+from kluebook.errors import KluebookError
+from kluebook.json_files import read_jsonl, write_jsonl
+from kluebook.notebook import Run
+from kluebook.recipes import resolve_recipe
+from kluebook.tasks import get_task
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
 
@@ -80,3 +84,74 @@ def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_file, tmp
 def test_unknown_task_is_rejected(tmp_path):
     result = kluebook("score", "topics", "--pred", str(tmp_path / "x.jsonl"))
     assert result.returncode == 2 and "unknown task 'topics'" in result.stderr
+
+
+@pytest.fixture
+def ner_files(tmp_path):
+    """A small NER dev file and predictions that carry the boundary tags, one sentence's
+    last padded position predicted as an entity (which the official code scores)."""
+    task = get_task("ner")
+    gold = task.module.generate(seed=3, train_size=1, dev_size=30)["dev"]
+    task.module.write_official(gold, tmp_path / "ner_dev.tsv")
+    lines = [{"guid": r["guid"], "tags": r["tags"], "boundary": ["O", "O"]} for r in gold]
+    lines[0]["boundary"] = ["O", "B-PS"]
+    write_jsonl(tmp_path / "with_boundary.jsonl", lines)
+    write_jsonl(tmp_path / "plain.jsonl", [{"guid": r["guid"], "tags": r["tags"]} for r in gold])
+    return task, gold, tmp_path
+
+
+def _run(task, profile: str, model: str, tmp_path):
+    """A run of `task` as a notebook sets it up, with that profile's recipe."""
+    recipe = resolve_recipe(task, model, profile, {})
+    return Run(task, {"model": model}, recipe, None, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("profile", "model", "settings"),
+    [
+        ("paper", "klue/roberta-base", ["--set", "ner_boundary_tags=model"]),
+        ("smoke", "kluebook/tiny-roberta", ["--set", "ner_boundary_tags=outside"]),
+    ],
+)
+def test_a_run_and_kluebook_score_agree_given_the_runs_switches(
+    ner_files, profile, model, settings
+):
+    task, gold, folder = ner_files
+    run = _run(task, profile, model, folder)
+    inside = run.score(gold, read_jsonl(folder / "with_boundary.jsonl"))
+    args = ["score", "ner", "--gold", str(folder / "ner_dev.tsv")]
+    result = kluebook(*args, "--pred", str(folder / "with_boundary.jsonl"), *settings)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == inside
+    assert inside["char_f1"] < 100.0  # the boundary prediction is scored
+
+
+def test_a_switch_changes_the_scoring_only_where_it_is_passed(ner_files):
+    task, gold, folder = ner_files
+    args = ["score", "ner", "--gold", str(folder / "ner_dev.tsv"), "--pred"]
+    plain = kluebook(*args, str(folder / "plain.jsonl"))
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout)["char_f1"] == 100.0
+    # A paper run scores the boundary tags: its predictions must carry them, here and in the run.
+    refused = kluebook(*args, str(folder / "plain.jsonl"), "--set", "ner_boundary_tags=model")
+    assert refused.returncode == 2
+    assert "(ner_boundary_tags: model): give each line its `boundary` tags" in refused.stderr
+    paper_run = _run(task, "paper", "klue/roberta-base", folder)
+    with pytest.raises(KluebookError, match="ner_boundary_tags: model"):
+        paper_run.score(gold, read_jsonl(folder / "plain.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("task", "setting", "message"),
+    [
+        ("ynat", "ner_boundary_tags=model", "ner_boundary_tags is not a switch of ynat"),
+        ("ner", "ner_boundary_tags=both", "recipe switch ner_boundary_tags must be one of"),
+        ("ner", "eval_schedule=trainer", "eval_schedule is not a switch of ner"),
+    ],
+)
+def test_a_switch_the_task_lacks_or_a_value_it_refuses_is_one_line(
+    tmp_path, task, setting, message
+):
+    result = kluebook("score", task, "--pred", str(tmp_path / "x.jsonl"), "--set", setting)
+    assert result.returncode == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -159,23 +159,22 @@ def test_slot_name_embeddings_add_the_pad_rows_only_when_summed(data, tokenizer,
     assert len(names[0]) < len(names[1])  # the first name is padded
 
 
-def test_slot_name_padding_follows_the_runs_recipe(tokenizer):
-    from kluebook.recipes import resolve_recipe, set_active_recipe
+def test_slot_name_padding_follows_the_recipe_it_is_given(tokenizer):
+    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
     from kluebook.tiny_model import TINY_MODEL
 
     task = get_task("wos")
     names = trade.slot_token_ids(tokenizer, ["카페-지역"])
-    try:
-        for profile, model, expected in [
-            ("paper", "klue/roberta-base", True),
-            ("smoke", TINY_MODEL, False),
-        ]:
-            set_active_recipe(resolve_recipe(task, model, profile, {}))
-            tracker = trade.Trade(tiny_encoder(tokenizer), names, tokenizer.pad_token_id)
-            assert tracker.sums_slot_padding is expected
-    finally:
-        set_active_recipe(None)
+    for profile, model, expected in [
+        ("paper", "klue/roberta-base", True),
+        ("smoke", TINY_MODEL, False),
+    ]:
+        padding = resolve_recipe(task, model, profile, {}).switches()["wos_slot_name_padding"]
+        tracker = trade.Trade(tiny_encoder(tokenizer), names, tokenizer.pad_token_id, padding)
+        assert tracker.sums_slot_padding is expected
+    # Without the recipe's value, the official padding.
+    assert trade.Trade(tiny_encoder(tokenizer), names, tokenizer.pad_token_id).sums_slot_padding
 
 
 def test_decoded_values_get_the_tokenisation_clean_up_of_transformers_3():

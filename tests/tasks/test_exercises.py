@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from kluebook.paths import ROOT
-from kluebook.recipes import resolve_recipe, set_active_recipe
+from kluebook.recipes import resolve_recipe
 from kluebook.repository import configured_url, install_line
 from kluebook.scoring import score_predictions
 from kluebook.tasks import all_tasks
@@ -104,11 +104,9 @@ def small_data():
 
 @pytest.fixture(params=[("smoke", TINY_MODEL), ("paper", "klue/roberta-base")], ids=lambda p: p[0])
 def profile_recipe(task, request):
-    """The recipe of a run of `task` in each profile, active as in a notebook."""
+    """The recipe of a run of `task` in each profile."""
     profile, model = request.param
-    set_active_recipe(resolve_recipe(task, model, profile, {}))
-    yield
-    set_active_recipe(None)
+    return resolve_recipe(task, model, profile, {})
 
 
 @pytest.mark.parametrize("predictions", ["gold", "degraded"])
@@ -116,10 +114,13 @@ def test_the_solutions_run_on_small_generated_data(
     task, small_data, predictions, profile_recipe, capsys
 ):
     train, dev = small_data[task.name]
-    lines = task.module.gold_predictions(dev)
+    switches = profile_recipe.switches()
+    lines = task.module.gold_predictions(dev, switches)
     if predictions == "degraded":
         lines = degraded(lines)
-    run = SimpleNamespace(task=task, score=partial(score_predictions, task))
+    run = SimpleNamespace(
+        task=task, recipe=profile_recipe, score=partial(score_predictions, task, switches=switches)
+    )
     namespace = {
         "train_records": train,
         "dev_records": dev,

@@ -107,8 +107,8 @@ def test_padding_positions_take_n_best_slots_when_the_run_pads_to_max_length():
     }
 
 
-def test_the_padding_search_follows_the_run_in_progress():
-    from kluebook.recipes import resolve_recipe, set_active_recipe
+def test_the_padding_search_follows_the_recipe_it_is_given():
+    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
 
     record = {"guid": "q0", "context": "서울은 수도"}
@@ -117,14 +117,13 @@ def test_the_padding_search_follows_the_run_in_progress():
     )
     starts = np.array([[1.0, 0.0, 0.0, 10.0, 0.0, 0.0] + [20.0] * 24])
     ends = np.array([[1.0, 0.0, 0.0, 0.0, 10.0, 0.0] + [20.0] * 24])
-    try:
-        for profile, model, expected in (
-            ("paper", "klue/roberta-base", ""),
-            ("smoke", "kluebook/tiny-roberta", "서울은 수도"),
-        ):
-            recipe = resolve_recipe(get_task("mrc"), model, profile, {})
-            set_active_recipe(recipe)
-            assert recipe.pad_to_max_length == (profile == "paper")
-            assert qa.answers_from_logits([record], [window], starts, ends)["q0"] == expected
-    finally:
-        set_active_recipe(None)
+    for profile, model, expected in (
+        ("paper", "klue/roberta-base", ""),
+        ("smoke", "kluebook/tiny-roberta", "서울은 수도"),
+    ):
+        recipe = resolve_recipe(get_task("mrc"), model, profile, {})
+        assert recipe.pad_to_max_length == (profile == "paper")
+        padding = recipe.pad_to_max_length
+        assert qa.answers_from_logits([record], [window], starts, ends, padding)["q0"] == expected
+    # Without the recipe's value the search keeps to each window's own tokens.
+    assert qa.answers_from_logits([record], [window], starts, ends)["q0"] == "서울은 수도"

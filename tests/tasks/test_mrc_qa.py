@@ -163,16 +163,13 @@ def test_gold_logits_on_generated_data_give_the_gold_spans():
 
 
 def _labels(tokenizer, record, profile: str) -> tuple[int, int]:
-    from kluebook.recipes import resolve_recipe, set_active_recipe
+    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
     from kluebook.tiny_model import TINY_MODEL
 
     model = TINY_MODEL if profile == "smoke" else "klue/roberta-base"
-    set_active_recipe(resolve_recipe(get_task("mrc"), model, profile, {}))
-    try:
-        features = qa.train_features([record], tokenizer, max_length=15)
-    finally:
-        set_active_recipe(None)
+    switch = resolve_recipe(get_task("mrc"), model, profile, {}).switches()["mrc_answer_labels"]
+    features = qa.train_features([record], tokenizer, max_length=15, answer_labels=switch)
     return features["start_positions"][0], features["end_positions"][0]
 
 

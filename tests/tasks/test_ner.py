@@ -116,7 +116,7 @@ def test_prediction_length_must_match_the_characters_including_spaces():
 def test_prediction_lines_may_carry_the_boundary_tags():
     import numpy as np
 
-    from kluebook.recipes import resolve_recipe, set_active_recipe
+    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
     from kluebook.tasks.ner.data import TAGS, boundary_tags
 
@@ -140,13 +140,10 @@ def test_prediction_lines_may_carry_the_boundary_tags():
         ner.score(records, {"n-1": with_ends["n-1"], "n-2": plain["n-2"]})
     with pytest.raises(KluebookError, match="n-1: boundary must be"):
         ner.score(records, {**with_ends, "n-1": {**plain["n-1"], "boundary": ["X", "O"]}})
-    # In a paper run (which scores them) lines without the boundary tags are refused.
-    try:
-        set_active_recipe(resolve_recipe(get_task("ner"), "klue/roberta-base", "paper", {}))
-        with pytest.raises(KluebookError, match="ner_boundary_tags: model"):
-            ner.score(records, plain)
-        assert ner.score(records, with_ends)["entity_f1"] < 100.0
-        set_active_recipe(resolve_recipe(get_task("ner"), "kluebook/tiny-roberta", "smoke", {}))
-        assert ner.score(records, plain)["entity_f1"] == 100.0
-    finally:
-        set_active_recipe(None)
+    # With a paper run's switches (which score them) lines without the boundary tags are refused.
+    paper = resolve_recipe(get_task("ner"), "klue/roberta-base", "paper", {}).switches()
+    with pytest.raises(KluebookError, match="ner_boundary_tags: model"):
+        ner.score(records, plain, paper)
+    assert ner.score(records, with_ends, paper) == ner.score(records, with_ends)
+    smoke = resolve_recipe(get_task("ner"), "kluebook/tiny-roberta", "smoke", {}).switches()
+    assert ner.score(records, plain, smoke)["entity_f1"] == 100.0

@@ -18,7 +18,6 @@ from kluebook.recipes import (
     SWITCH_DEFAULTS,
     Recipe,
     resolve_recipe,
-    set_active_recipe,
 )
 from kluebook.tasks import all_tasks, get_task
 from kluebook.training import padded_collator, training_arguments
@@ -173,10 +172,7 @@ def test_a_run_sets_any_switch_without_the_notebook_declaring_it(tmp_path):
         "eval_schedule": "lightning",
         "dp_scorer_init": "official",
     }
-    try:
-        run = start_run("dp", namespace)
-    finally:
-        set_active_recipe(None)
+    run = start_run("dp", namespace)
     assert run.recipe.eval_schedule == "lightning"
     assert run.recipe.switches()["dp_scorer_init"] == "official"
     assert run.recipe.switches()["dp_padded_head_score"] == "masked"  # the smoke value, unset

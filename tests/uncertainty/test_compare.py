@@ -102,3 +102,17 @@ def test_two_configurations_of_the_learning_rate_sweep(tmp_path):
     )
     unknown = _kluebook(root, "compare", labels[0], "nope", "--task", "ynat")
     assert unknown.returncode == 2 and "no succeeded ynat run of 'nope'" in unknown.stderr
+
+
+def test_two_files_are_scored_with_the_switches_given(tmp_path):
+    """`--set` reaches the scoring of both sides: a paper run's NER switch asks for the boundary
+    tags the lines lack, without it the same files compare."""
+    task = get_task("ner")
+    gold = task.module.generate(seed=2, train_size=1, dev_size=40)["dev"]
+    task.module.write_official(gold, tmp_path / "dev.tsv")
+    lines = _write_jsonl(tmp_path / "gold.jsonl", task.module.gold_predictions(gold))
+    args = [lines, lines, "--task", "ner", "--gold", str(tmp_path / "dev.tsv")]
+    assert _compare(*args).exit_code == 0
+    refused = _compare(*args, "--set", "ner_boundary_tags=model")
+    assert refused.exit_code != 0
+    assert "ner_boundary_tags: model" in str(refused.exception)

@@ -93,7 +93,7 @@ def task_prompting(task_name: str) -> tuple[PromptTemplate, TaskPrompting]:
     """A registered task's template and prompting module, checked against `TaskPrompting`."""
     task = get_task(task_name)
     template = load_template(task.folder / TEMPLATE_FILE)
-    package = task.module.__name__
+    package = task.package.__name__
     module = importlib.import_module(f"{package}.prompting")
     missing = [name for name in PROMPTING_INTERFACE if not callable(getattr(module, name, None))]
     if missing:

@@ -1,61 +1,32 @@
 """The task registry, discovered from the task folders.
 
 Every folder here (and in each folder named by `KLUEBOOK_TASKS_PATH`, `:`-separated) that holds a
-`task.yaml` is a task, named after the folder. Its package offers the interface the shared code
-uses, `TaskModule`, checked when the package is first imported; `README.md` beside this file
-explains the layout and how to add a task.
+`task.yaml` is a task, named after the folder. Its task.yaml is validated by `schema.TaskEntry`;
+the interface the shared code uses, `interface.TaskModule`, is read from the folder's data.py
+and synthetic.py and checked when first asked for. `README.md` beside this file explains the layout
+and how to add a task.
 """
 
 import importlib
+import importlib.machinery
 import importlib.util
+import inspect
 import os
 import sys
-from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol
-
-import yaml
+from typing import get_args
 
 from kluebook.errors import KluebookError
 from kluebook.paths import NOTEBOOKS, PACKAGED_NOTEBOOKS
+from kluebook.tasks.interface import INTERFACE_MODULE, TaskModule
+from kluebook.tasks.schema import ResamplingUnit, read_entry
 
 BUILT_IN = Path(__file__).parent
 EXTRA_TASKS_VARIABLE = "KLUEBOOK_TASKS_PATH"
-
-
-class TaskModule(Protocol):
-    """What a task package offers the shared code (README.md here says what each one must do)."""
-
-    def read_official(self, path: str | Path) -> list[dict]:
-        """The validated records of an official file."""
-
-    def write_official(self, records: Iterable[dict], path: str | Path) -> None:
-        """Records written in the official file layout."""
-
-    def from_hub(self, rows: Iterable[dict]) -> list[dict]:
-        """Rows of the hub's split as the same records."""
-
-    def gold_keys(self, records: list[dict]) -> list[Hashable]:
-        """The key of every gold example, in order."""
-
-    def prediction_key(self, row: dict) -> Hashable:
-        """The key of one predictions line (KeyError or TypeError when it has none)."""
-
-    def score(self, records: list[dict], predictions: dict) -> dict[str, float | None]:
-        """The official metrics (0-100) of predictions matched to the gold by key."""
-
-    def generate(self, seed: int = 0) -> dict[str, list | dict]:
-        """Smoke data keyed by the roles of `files` (a task may take more keyword arguments)."""
-
-    def gold_predictions(self, records: list[dict]) -> list[dict]:
-        """The prediction lines that reproduce the gold, in the format `score` reads."""
-
-
-# The names a task package must offer: the methods of TaskModule, in their order above.
-TASK_INTERFACE = tuple(name for name in vars(TaskModule) if not name.startswith("_"))
 
 
 @dataclass(frozen=True)
@@ -66,7 +37,7 @@ class Metric:
 
 @dataclass(frozen=True)
 class Task:
-    """One registered task: its folder, its registry entry and its package."""
+    """One registered task: its folder, its registry entry and its interface."""
 
     name: str
     folder: Path
@@ -85,10 +56,17 @@ class Task:
     predictions: dict
     switches: dict  # its own recipe switches: name -> {choices (official first), smoke, does}
     smoke_data: dict = field(default_factory=dict)
+    resampling_unit: ResamplingUnit = field(default_factory=ResamplingUnit)
 
     @property
     def module(self) -> TaskModule:
-        """The task's package, with its file formats, scoring and smoke-data generator."""
+        """The task's interface: file formats, scoring and smoke-data generator."""
+        return _task_module(self.name, self.folder)
+
+    @property
+    def package(self) -> ModuleType:
+        """The task folder as a Python package (built in: `kluebook.tasks.<name>`; found through
+        KLUEBOOK_TASKS_PATH: `kluebook_extra_tasks.<name>`), to import its own modules from."""
         return _task_package(self.name, self.folder)
 
     @property
@@ -108,32 +86,72 @@ class Task:
 
 
 @cache
-def _task_package(name: str, folder: Path) -> ModuleType:
-    """A task's package, imported and checked against `TaskModule` (one-line error if not)."""
-    if folder.parent == BUILT_IN:
-        package = importlib.import_module(f"kluebook.tasks.{name}")
-    else:
-        package = _import_folder(name, folder)
-    missing = [member for member in TASK_INTERFACE if not callable(getattr(package, member, None))]
-    if missing:
+def _task_module(name: str, folder: Path) -> TaskModule:
+    """A task's interface, read from its modules and checked (a one-line error if it lacks a
+    function or one takes other arguments)."""
+    package = _task_package(name, folder)
+    found, problems = {}, []
+    for member in fields(TaskModule):
+        module = INTERFACE_MODULE[member.name]
+        function = getattr(_submodule(package, module, folder), member.name, None)
+        if function is None and member.default is not MISSING:
+            continue
+        if not callable(function):
+            problems.append(f"does not offer {member.name} in {module}.py")
+        elif not _accepts(function, member.type):
+            problems.append(f"{module}.{member.name} does not take the interface's arguments")
+        else:
+            found[member.name] = function
+    if problems:
         raise KluebookError(
-            f"task {name!r} ({folder / '__init__.py'}) does not offer {', '.join(missing)}: "
-            "its package must offer every function of kluebook.tasks.TaskModule"
+            f"task {name!r} ({folder}) {'; '.join(problems)}: "
+            "see kluebook.tasks.interface.TaskModule and the task README"
         )
-    return package
+    return TaskModule(**found)
 
 
-def _import_folder(name: str, folder: Path) -> ModuleType:
-    """Import a task package that lives outside kluebook (found through KLUEBOOK_TASKS_PATH)."""
+def _submodule(package: ModuleType, module: str, folder: Path) -> ModuleType | None:
+    """The task's `module` (data, synthetic), or None if its folder has no such file."""
+    if not (folder / f"{module}.py").is_file():
+        return None
+    return importlib.import_module(f"{package.__name__}.{module}")
+
+
+def _accepts(function: Callable, declared) -> bool:
+    """Whether `function` can be called with as many positional arguments as declared."""
+    arguments = get_args(declared)
+    if type(None) in arguments:  # an optional function: the arguments of the callable
+        arguments = get_args(arguments[0])
+    positional = arguments[0] if arguments else ...
+    if positional is ...:
+        return True
+    try:
+        inspect.signature(function).bind(*positional)
+    except TypeError:
+        return False
+    return True
+
+
+@cache
+def _task_package(name: str, folder: Path) -> ModuleType:
+    """A task folder imported as a package (its `__init__.py`, if it has one, is run)."""
+    if folder.parent == BUILT_IN:
+        return importlib.import_module(f"kluebook.tasks.{name}")
     module_name = f"kluebook_extra_tasks.{name}"
     if module_name in sys.modules:
         return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(
-        module_name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
+    init = folder / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(
+            module_name, init, submodule_search_locations=[str(folder)]
+        )
+    else:
+        spec = importlib.machinery.ModuleSpec(module_name, None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    if spec.loader is not None:
+        spec.loader.exec_module(module)
     return module
 
 
@@ -149,44 +167,28 @@ def _is_task(folder: Path) -> bool:
 
 
 def load_task(folder: Path) -> Task:
-    """The task of one folder, from its task.yaml."""
-    with open(folder / "task.yaml", encoding="utf-8") as handle:
-        entry = yaml.safe_load(handle)
-    try:
-        return Task(
-            name=folder.name,
-            folder=folder,
-            title=entry["title"],
-            predicts=entry["predicts"],
-            order=entry.get("order", 1000),
-            version=entry["version"],
-            hub_config=entry.get("hub_config", folder.name),
-            hub_task_type=entry.get("hub_task_type", "other"),
-            files=dict(entry["files"]),
-            metrics=tuple(Metric(**m) for m in entry["metrics"]),
-            selection_metric=entry["selection_metric"],
-            recipe=entry.get("recipe", {}),
-            smoke_recipe=entry.get("smoke", {}),
-            smoke_floor=entry["smoke_floor"],
-            predictions=entry["predictions"],
-            switches=_switches(entry.get("switches", {})),
-            smoke_data=entry.get("smoke_data", {}),
-        )
-    except (KeyError, TypeError) as error:
-        raise KluebookError(
-            f"{folder / 'task.yaml'}: missing or malformed field {error}"
-        ) from error
-
-
-def _switches(entries: dict) -> dict:
-    """The `switches` of a task.yaml, checked: choices with the official value first, the smoke
-    profile's value among them, and what the switch does."""
-    for name, switch in entries.items():
-        if not switch.get("choices") or switch.get("smoke") not in switch["choices"]:
-            raise KeyError(f"switches.{name}: choices, with smoke among them")
-        if not switch.get("does"):
-            raise KeyError(f"switches.{name}.does")
-    return entries
+    """The task of one folder, from its task.yaml (validated by `schema.TaskEntry`)."""
+    entry = read_entry(folder / "task.yaml")
+    return Task(
+        name=folder.name,
+        folder=folder,
+        title=entry.title,
+        predicts=entry.predicts,
+        order=entry.order,
+        version=entry.version,
+        hub_config=entry.hub_config or folder.name,
+        hub_task_type=entry.hub_task_type,
+        files=dict(entry.files),
+        metrics=tuple(Metric(m.key, m.label) for m in entry.metrics),
+        selection_metric=entry.selection_metric,
+        recipe=entry.recipe.model_dump(),
+        smoke_recipe=dict(entry.smoke),
+        smoke_floor=entry.smoke_floor.model_dump(),
+        predictions=entry.predictions.model_dump(),
+        switches={name: switch.model_dump() for name, switch in entry.switches.items()},
+        smoke_data=dict(entry.smoke_data),
+        resampling_unit=entry.resampling_unit,
+    )
 
 
 @cache

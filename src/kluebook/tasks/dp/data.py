@@ -10,10 +10,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kluebook.errors import KluebookError
-from kluebook.json_files import write_text_atomic
-from kluebook.klue_tsv import read_sentence_blocks
+from kluebook.klue_tsv import read_sentence_blocks, write_sentence_blocks
+from kluebook.metric_forms import F1, class_counts
+from kluebook.tasks.interface import NO_SWITCHES, Switches, with_position_guids
 
-from .metric import DEPRELS, dp_scores
+from .metric import DEPRELS, dp_scores, las_classes
 
 __all__ = ["DEPRELS", "POS_TAGS"]
 
@@ -68,31 +69,23 @@ def read_official(path: str | Path) -> list[dict]:
 
 def write_official(records: Iterable[dict], path: str | Path) -> None:
     """Write records as an official DP TSV file."""
-    lines = list(HEADER)
-    for record in records:
-        lines.append(f"## {record['guid']}\t{record['sentence']}")
-        columns = zip(
-            record["word_forms"],
-            record["lemmas"],
-            record["pos"],
-            record["heads"],
-            record["deprels"],
-            strict=True,
-        )
-        for index, (word_form, lemma, pos, head, deprel) in enumerate(columns, start=1):
-            lines.append(f"{index}\t{word_form}\t{lemma}\t{pos}\t{head}\t{deprel}")
-        lines.append("")
-    write_text_atomic(path, "\n".join(lines) + "\n")
+    write_sentence_blocks(
+        path, HEADER, ((r["guid"], r["sentence"], _eojeol_lines(r)) for r in records)
+    )
+
+
+def _eojeol_lines(record: dict) -> list[str]:
+    """One numbered line per eojeol: form, lemma, POS, head and label, tab-separated."""
+    columns = ("word_forms", "lemmas", "pos", "heads", "deprels")
+    rows = zip(*(record[column] for column in columns), strict=True)
+    return ["\t".join(map(str, (index, *row))) for index, row in enumerate(rows, start=1)]
 
 
 def from_hub(rows: Iterable[dict]) -> list[dict]:
-    """Hub rows (column lists `word_form`, `lemma`, `pos`, `head`, `deprel`) as records.
-
-    Hub rows have no guid: a row's guid is its position in the split, `dp-hub-00000`.
-    """
-    return [
+    """Hub rows (column lists `word_form`, `lemma`, `pos`, `head`, `deprel`) as records, with
+    guids from their positions (the hub has none)."""
+    records = (
         {
-            "guid": f"dp-hub-{position:05d}",
             "sentence": row["sentence"],
             "word_forms": list(row["word_form"]),
             "lemmas": list(row["lemma"]),
@@ -100,16 +93,9 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
             "heads": [int(head) for head in row["head"]],
             "deprels": list(row["deprel"]),
         }
-        for position, row in enumerate(rows)
-    ]
-
-
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
+        for row in rows
+    )
+    return with_position_guids("dp", records)
 
 
 def _checked_prediction(record: dict, prediction: dict) -> tuple[list[int], list[str]]:
@@ -130,7 +116,7 @@ def _checked_prediction(record: dict, prediction: dict) -> tuple[list[int], list
     return heads, deprels
 
 
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official UAS/LAS macro F1 (and the baseline's micro variants) over all eojeols."""
     gold_heads, pred_heads, gold_deprels, pred_deprels = [], [], [], []
     for record in records:
@@ -142,8 +128,27 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return dp_scores(gold_heads, pred_heads, gold_deprels, pred_deprels)
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-sentence class counts (head indices; LAS classes), from which kluebook.bootstrap
+    recomputes UAS and LAS macro F1."""
+    gold_heads, pred_heads, gold_deprels, pred_deprels, sentence = [], [], [], [], []
+    for index, record in enumerate(records):
+        prediction = predictions[record["guid"]]
+        gold_heads += record["heads"]
+        gold_deprels += record["deprels"]
+        pred_heads += prediction["heads"]
+        pred_deprels += prediction["deprels"]
+        sentence += [index] * len(record["heads"])
+    gold, pred = las_classes(gold_heads, pred_heads, gold_deprels, pred_deprels)
+    size = len(records)
+    return {
+        "uas": F1(**class_counts(gold_heads, pred_heads, sentence, size)),
+        "las": F1(**class_counts(gold, pred, sentence, size)),
+    }
+
+
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each sentence's gold heads and labels as its predictions line (the format's example)."""
     return [
         {"guid": r["guid"], "heads": list(r["heads"]), "deprels": list(r["deprels"])}
         for r in records

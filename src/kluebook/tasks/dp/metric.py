@@ -106,24 +106,3 @@ def dp_scores(
         "uas_micro_f1": uas_micro_f1(gold_heads, pred_heads),
         "las_micro_f1": las_micro_f1(*columns),
     }
-
-
-def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-sentence class counts (head indices; LAS classes), from which kluebook.bootstrap
-    recomputes UAS and LAS macro F1."""
-    from kluebook.bootstrap import F1, class_counts
-
-    gold_heads, pred_heads, gold_deprels, pred_deprels, sentence = [], [], [], [], []
-    for index, record in enumerate(records):
-        prediction = predictions[record["guid"]]
-        gold_heads += record["heads"]
-        gold_deprels += record["deprels"]
-        pred_heads += prediction["heads"]
-        pred_deprels += prediction["deprels"]
-        sentence += [index] * len(record["heads"])
-    gold, pred = las_classes(gold_heads, pred_heads, gold_deprels, pred_deprels)
-    size = len(records)
-    return {
-        "uas": F1(**class_counts(gold_heads, pred_heads, sentence, size)),
-        "las": F1(**class_counts(gold, pred, sentence, size)),
-    }

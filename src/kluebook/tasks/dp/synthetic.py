@@ -9,6 +9,9 @@ the next eojeol, subjects to the root, other arguments and adverbs to the neares
 import random
 from dataclasses import dataclass
 
+from kluebook.hangul import has_final_consonant
+from kluebook.smoke_splits import train_and_dev
+
 NAMES = ("민수", "지영", "현우", "수진", "태호", "은비", "준영", "하린")
 PEOPLE = ("학생", "친구", "선생님", "아이", "동생", "기자", "의사", "가수")
 PLACES = ("학교", "도서관", "시장", "공원", "회사", "식당", "극장", "바다")
@@ -69,15 +72,11 @@ NOUN_ATTACHMENT = {
 }
 
 
-def _has_final_consonant(word: str) -> bool:
-    return (ord(word[-1]) - 0xAC00) % 28 != 0
-
-
 def _noun(
     noun: str, tag: str, particles: tuple[str, str], particle_tag: str, deprel: str
 ) -> Eojeol:
     """A noun with the particle that fits its last sound; particles = (after 받침, after vowel)."""
-    particle = particles[0] if _has_final_consonant(noun) else particles[1]
+    particle = particles[0] if has_final_consonant(noun) else particles[1]
     pos = f"{tag}+{particle_tag}"
     return Eojeol(noun + particle, f"{noun} {particle}", pos, deprel, NOUN_ATTACHMENT[deprel])
 
@@ -149,7 +148,7 @@ def _copula(rng: random.Random) -> list[Eojeol]:
     if words[-1].deprel != "NP_MOD":
         words.append(_noun(rng.choice(PLACES), "NNG", ("의", "의"), "JKG", "NP_MOD"))
     noun = rng.choice(PEOPLE)
-    copula = "이다" if _has_final_consonant(noun) else "다"  # 이 drops after a vowel
+    copula = "이다" if has_final_consonant(noun) else "다"  # 이 drops after a vowel
     return [
         *words,
         Eojeol(f"{noun}{copula}.", f"{noun} 이 다 .", "NNG+VCP+EF+SF", "VNP", "is-root"),
@@ -210,5 +209,4 @@ def _split(rng: random.Random, split: str, size: int) -> list[dict]:
 
 def generate(seed: int = 0, train_size: int = 800, dev_size: int = 200) -> dict[str, list[dict]]:
     """Train and dev splits in the official DP layout."""
-    rng = random.Random(seed)
-    return {"train": _split(rng, "train", train_size), "dev": _split(rng, "dev", dev_size)}
+    return train_and_dev(seed, _split, train_size, dev_size)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.tasks.interface import NO_SWITCHES, Switches
 
 from .metric import mrc_scores
 
@@ -163,15 +164,7 @@ def gold_answers(record: dict) -> list[str]:
     return [] if record["is_impossible"] else [a["text"] for a in record["answers"]]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official EM and ROUGE-W of {guid: {"answer": text}} predictions ("" = no answer)."""
     answers = []
     for record in records:
@@ -182,8 +175,8 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     return mrc_scores([gold_answers(r) for r in records], answers)
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each question's first gold answer, or "" where it has none, as its predictions line."""
     return [
         {"guid": r["guid"], "answer": "" if r["is_impossible"] else r["answers"][0]["text"]}
         for r in records

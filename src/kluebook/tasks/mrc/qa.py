@@ -23,8 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kluebook.recipes import active_recipe
-
 from .data import gold_answers
 from .metric import mrc_scores
 
@@ -177,15 +175,15 @@ def train_features(
     max_length: int,
     doc_stride: int = DOC_STRIDE,
     max_query_length: int = QUESTION_MAX_TOKENS,
+    answer_labels: str = "words",
 ) -> dict[str, list]:
     """Training windows (unpadded) with start/end positions; the first token means no answer.
 
-    The answer's tokens are found as the run's recipe says (`mrc_answer_labels`, `words` outside
-    a run): `words`, as transformers 3.5.1 did; `pieces`, the first and last token that overlap
-    the answer's characters.
+    The answer's tokens are found as `answer_labels` says (the recipe switch
+    `mrc_answer_labels`): `words`, as transformers 3.5.1 did; `pieces`, the first and last token
+    that overlap the answer's characters.
     """
-    recipe = active_recipe()
-    by_words = (recipe.switches()["mrc_answer_labels"] if recipe else "words") == "words"
+    by_words = answer_labels == "words"
     features: dict[str, list] = {
         key: []
         for key in (
@@ -404,18 +402,14 @@ def answers_from_logits(
     windows: Sequence[Window],
     start_logits: np.ndarray,
     end_logits: np.ndarray,
-    search_padding: bool | None = None,
+    search_padding: bool = False,
 ) -> dict[str, str]:
     """`predict_answers` on logits padded to a common length (as `Trainer.predict` returns them).
 
-    With `search_padding` (the default when the run's recipe pads to `max_length`, as the
-    baseline did) the n-best search covers each whole row, so padding positions can take
-    n-best slots as in transformers 3.5.1; otherwise each row is cut back to its window's own
-    tokens first.
+    With `search_padding` (pass the recipe's `pad_to_max_length`: the baseline padded every
+    batch) the n-best search covers each whole row, so padding positions can take n-best slots
+    as in transformers 3.5.1; otherwise each row is cut back to its window's own tokens first.
     """
-    if search_padding is None:
-        recipe = active_recipe()
-        search_padding = bool(recipe and recipe.pad_to_max_length)
     if search_padding:
         return predict_answers(records, windows, list(start_logits), list(end_logits))
     lengths = [window_length(window) for window in windows]
@@ -427,14 +421,17 @@ def answers_from_logits(
     )
 
 
-def metrics_function(records: Sequence[dict], windows: Sequence[Window]):
+def metrics_function(
+    records: Sequence[dict], windows: Sequence[Window], search_padding: bool = False
+):
     """A Trainer `compute_metrics` for the evaluation windows of `records`: windows -> answers
-    -> official EM and ROUGE-W (the evaluation must keep the windows' order)."""
+    (`answers_from_logits`, with `search_padding`) -> official EM and ROUGE-W (the evaluation
+    must keep the windows' order)."""
     gold = [gold_answers(r) for r in records]
 
     def compute_metrics(prediction) -> dict[str, float]:
         start_logits, end_logits = prediction.predictions[:2]
-        answers = answers_from_logits(records, windows, start_logits, end_logits)
+        answers = answers_from_logits(records, windows, start_logits, end_logits, search_padding)
         return mrc_scores(gold, [answers[r["guid"]] for r in records])
 
     return compute_metrics

@@ -9,6 +9,9 @@ the right kind. The words of a type-3 question give it away, so a model can lear
 
 import random
 
+from kluebook.hangul import has_final_consonant
+from kluebook.smoke_splits import train_and_dev
+
 ORGANISERS = [
     "한빛문화재단",
     "푸른숲협회",
@@ -102,14 +105,9 @@ ROLES = ("위원장", "관장", "대표", "교수")
 TYPE3_CUES = ("취소", "두 번째", "상을 받은", "입장료")
 
 
-def _has_final_consonant(word: str) -> bool:
-    last = word[-1]
-    return "가" <= last <= "힣" and (ord(last) - ord("가")) % 28 != 0
-
-
 def _particle(word: str, with_final: str, without_final: str) -> str:
     """The word followed by the particle form its last syllable calls for (은/는, 이/가, 을/를)."""
-    return word + (with_final if _has_final_consonant(word) else without_final)
+    return word + (with_final if has_final_consonant(word) else without_final)
 
 
 def _facts(rng: random.Random) -> dict[str, str]:
@@ -209,8 +207,4 @@ def _split(rng: random.Random, split: str, paragraphs: int) -> list[dict]:
 
 def generate(seed: int = 0, train_paragraphs: int = 400, dev_paragraphs: int = 100) -> dict:
     """Train and dev questions (three per paragraph), flat records as `data.py` reads them."""
-    rng = random.Random(seed)
-    return {
-        "train": _split(rng, "train", train_paragraphs),
-        "dev": _split(rng, "dev", dev_paragraphs),
-    }
+    return train_and_dev(seed, _split, train_paragraphs, dev_paragraphs)

@@ -10,12 +10,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_text_atomic
-from kluebook.klue_tsv import read_sentence_blocks
-from kluebook.recipes import active_recipe
+import numpy as np
 
-from .metric import ENTITY_TYPES, TAGS, ner_scores
+from kluebook.errors import KluebookError
+from kluebook.klue_tsv import read_sentence_blocks, write_sentence_blocks
+from kluebook.metric_forms import F1, class_counts
+from kluebook.tasks.interface import NO_SWITCHES, Switches, with_position_guids
+
+from .metric import ENTITY_TAGS, ENTITY_TYPES, TAGS, ner_scores, scoring_sequence, strict_entities
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -75,37 +77,24 @@ def read_official(path: str | Path) -> list[dict]:
 
 
 def write_official(records: Iterable[dict], path: str | Path) -> None:
-    """Write records as an official NER TSV file."""
-    lines = list(HEADER)
-    for record in records:
-        lines.append(f"## {record['guid']}\t{record['sentence']}")
-        lines.extend(f"{c}\t{t}" for c, t in zip(record["chars"], record["tags"], strict=True))
-        lines.append("")
-    write_text_atomic(path, "\n".join(lines) + "\n")
+    """Write records as an official NER TSV file: one line per character and its tag."""
+    blocks = (
+        (r["guid"], r["sentence"], map("\t".join, zip(r["chars"], r["tags"], strict=True)))
+        for r in records
+    )
+    write_sentence_blocks(path, HEADER, blocks)
 
 
 def from_hub(rows: Iterable[dict]) -> list[dict]:
-    """Hub rows (`tokens` = characters incl. spaces, `ner_tags` in the hub order) as records.
-
-    Hub rows have no guid: a row's guid is its position in the split, `ner-hub-00000`.
-    """
-    return [
-        {
-            "guid": f"ner-hub-{position:05d}",
-            "sentence": row["sentence"],
-            "chars": list(row["tokens"]),
-            "tags": [HUB_TAGS[tag] for tag in row["ner_tags"]],
-        }
-        for position, row in enumerate(rows)
-    ]
-
-
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
+    """Hub rows (`tokens` = characters incl. spaces, `ner_tags` in the hub order) as records,
+    with guids from their positions (the hub has none)."""
+    tags = (
+        (row["sentence"], list(row["tokens"]), [HUB_TAGS[tag] for tag in row["ner_tags"]])
+        for row in rows
+    )
+    return with_position_guids(
+        "ner", ({"sentence": s, "chars": chars, "tags": t} for s, chars, t in tags)
+    )
 
 
 def _predicted_tags(record: dict, prediction: dict) -> list[str]:
@@ -134,12 +123,12 @@ def _boundary(record: dict, prediction: dict) -> tuple[str, str] | None:
     return boundary[0], boundary[1]
 
 
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official entity and character F1 (and the no-`O` character F1) of tag predictions.
 
     Lines may carry `boundary`, the tags predicted at `[CLS]` and at the last padded position,
-    which the baseline scores too (all lines or none). In a run whose recipe scores them
-    (`ner_boundary_tags` `model`, the paper profile) they are required.
+    which the baseline scores too (all lines or none). Where the switches say the recipe scores
+    them (`ner_boundary_tags: model`, the paper profile's value) they are required.
     """
     predicted = [_predicted_tags(r, predictions[r["guid"]]) for r in records]
     ends = [_boundary(r, predictions[r["guid"]]) for r in records]
@@ -147,9 +136,9 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     if any(given) and not all(given):
         missing = next(r["guid"] for r, has in zip(records, given, strict=True) if not has)
         raise KluebookError(f"{missing}: boundary is given for some sentences but not this one")
-    if _recipe_scores_boundaries() and records and not all(given):
+    if scores_boundaries(switches) and records and not all(given):
         raise KluebookError(
-            "this run's recipe scores the predictions at [CLS] and at the last padded position "
+            "the recipe scores the predictions at [CLS] and at the last padded position "
             "(ner_boundary_tags: model): give each line its `boundary` tags "
             "(kluebook.tasks.ner.data.boundary_tags)"
         )
@@ -159,10 +148,52 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]
     )
 
 
-def _recipe_scores_boundaries() -> bool:
-    """Whether the run in progress scores the boundary tags (`ner_boundary_tags: model`)."""
-    recipe = active_recipe()
-    return recipe is not None and recipe.switches().get("ner_boundary_tags") == "model"
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-sentence entity and character counts, from which kluebook.bootstrap recomputes the
+    metrics. Each sentence's entities are its own: the gold has `O` at both ends of every
+    sentence, so a predicted entity that runs into the next sentence is wrong either way, and
+    the next sentence's leading `I-` tags start nothing (strict IOB2)."""
+    rows = [predictions[r["guid"]] for r in records]
+    given = bool(rows) and all(row.get("boundary") is not None for row in rows)
+    size = len(records)
+    entity_counts = {
+        name: np.zeros((size, len(ENTITY_TYPES)), dtype=int) for name in ("tp", "gold", "pred")
+    }
+    column = {kind: index for index, kind in enumerate(ENTITY_TYPES)}
+    flat_gold, flat_pred, sentence = [], [], []
+    for index, (record, row) in enumerate(zip(records, rows, strict=True)):
+        ends = [tuple(row["boundary"])] if given else None
+        gold = scoring_sequence([(record["chars"], record["tags"])])
+        pred = scoring_sequence([(record["chars"], row["tags"])], ends)
+        flat_gold += gold
+        flat_pred += pred
+        sentence += [index] * len(gold)
+        gold_entities, pred_entities = strict_entities(gold), strict_entities(pred)
+        for name, found in (
+            ("gold", gold_entities),
+            ("pred", pred_entities),
+            ("tp", gold_entities & pred_entities),
+        ):
+            for kind, _, _ in found:
+                entity_counts[name][index, column[kind]] += 1
+    return {
+        "entity_f1": F1(**entity_counts, ratio=True),
+        "char_f1": F1(
+            **class_counts(flat_gold, flat_pred, sentence, size, TAGS),
+            classes="all",
+            zero_division=1.0,
+        ),
+        "char_f1_without_o": F1(
+            **class_counts(flat_gold, flat_pred, sentence, size, ENTITY_TAGS),
+            classes="all",
+            zero_division=1.0,
+        ),
+    }
+
+
+def scores_boundaries(switches: Switches) -> bool:
+    """Whether these recipe switches score the boundary tags (`ner_boundary_tags: model`)."""
+    return switches.get("ner_boundary_tags") == "model"
 
 
 def boundary_tags(logits) -> list[tuple[str, str]]:
@@ -293,8 +324,8 @@ def highlight_html(chars: Sequence[str], tags: Sequence[str]) -> str:
     return "".join(parts)
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
     """The prediction lines that reproduce the gold: a worked example of the file format. In a
-    run that scores the boundary tags, each line has them too: `O` at both ends, as the gold."""
-    ends = {"boundary": ["O", "O"]} if _recipe_scores_boundaries() else {}
+    recipe that scores the boundary tags, each line has them too: `O` at both ends, as the gold."""
+    ends = {"boundary": ["O", "O"]} if scores_boundaries(switches) else {}
     return [{"guid": r["guid"], "tags": list(r["tags"]), **ends} for r in records]

@@ -8,7 +8,6 @@ model's tags there when they are given (`boundaries`, as the baseline scores the
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 from seqeval.metrics import f1_score as entity_f1_score
 from seqeval.scheme import IOB2
 from sklearn.metrics import f1_score
@@ -140,52 +139,7 @@ def ner_scores(
     }
 
 
-def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-sentence entity and character counts, from which kluebook.bootstrap recomputes the
-    metrics. Each sentence's entities are its own: the gold has `O` at both ends of every
-    sentence, so a predicted entity that runs into the next sentence is wrong either way, and
-    the next sentence's leading `I-` tags start nothing (strict IOB2)."""
-    from kluebook.bootstrap import F1, class_counts
-
-    rows = [predictions[r["guid"]] for r in records]
-    given = bool(rows) and all(row.get("boundary") is not None for row in rows)
-    size = len(records)
-    entity_counts = {
-        name: np.zeros((size, len(ENTITY_TYPES)), dtype=int) for name in ("tp", "gold", "pred")
-    }
-    column = {kind: index for index, kind in enumerate(ENTITY_TYPES)}
-    flat_gold, flat_pred, sentence = [], [], []
-    for index, (record, row) in enumerate(zip(records, rows, strict=True)):
-        ends = [tuple(row["boundary"])] if given else None
-        gold = scoring_sequence([(record["chars"], record["tags"])])
-        pred = scoring_sequence([(record["chars"], row["tags"])], ends)
-        flat_gold += gold
-        flat_pred += pred
-        sentence += [index] * len(gold)
-        gold_entities, pred_entities = _strict_entities(gold), _strict_entities(pred)
-        for name, found in (
-            ("gold", gold_entities),
-            ("pred", pred_entities),
-            ("tp", gold_entities & pred_entities),
-        ):
-            for kind, _, _ in found:
-                entity_counts[name][index, column[kind]] += 1
-    return {
-        "entity_f1": F1(**entity_counts, ratio=True),
-        "char_f1": F1(
-            **class_counts(flat_gold, flat_pred, sentence, size, TAGS),
-            classes="all",
-            zero_division=1.0,
-        ),
-        "char_f1_without_o": F1(
-            **class_counts(flat_gold, flat_pred, sentence, size, ENTITY_TAGS),
-            classes="all",
-            zero_division=1.0,
-        ),
-    }
-
-
-def _strict_entities(tags: Sequence[str]) -> set[tuple[str, int, int]]:
+def strict_entities(tags: Sequence[str]) -> set[tuple[str, int, int]]:
     """(type, start, end) of each entity under strict IOB2, as seqeval finds them: B-X starts
     one, the I-X right after it continue it, anything else ends it; a stray I-X starts none."""
     found, start, kind = set(), None, None

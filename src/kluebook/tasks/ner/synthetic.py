@@ -5,6 +5,9 @@ a place; 관계자 after an organisation...). A few entities are left untagged a
 import random
 import re
 
+from kluebook.hangul import final_consonant
+from kluebook.smoke_splits import numbered_splits
+
 from .data import markup
 
 SURNAMES = ("김", "이", "박", "최", "정", "강", "조", "윤", "장", "임", "한", "신", "서", "권")
@@ -45,6 +48,13 @@ TEMPLATES = (
 SLOT = re.compile(r"\{(PS|LC|OG|DT|TI|QT)(?::([^}]+))?\}(?:\((\w+)/(\w+)\))?")
 QUANTITY_RANGES = {"점": (1, 30), "도": (5, 38)}
 UNTAGGED_RATE = 0.03
+# The guid of the record at `index` of a split, as the official files number them.
+GUID = "klue-ner-v1_{split}_{index:05d}-kluebook"
+
+
+def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict[str, list[dict]]:
+    """Train and dev splits in the official NER layout."""
+    return numbered_splits(seed, GUID, _record, train_size, dev_size)
 
 
 def _date(rng: random.Random) -> str:
@@ -92,7 +102,7 @@ RIEUL_FINAL = 8  # index of ㄹ among the final consonants of a Hangul syllable
 
 def _particle(word: str, with_final: str, without_final: str) -> str:
     """The particle form that fits the last syllable of `word` (entities end in Hangul)."""
-    final = (ord(word[-1]) - 0xAC00) % 28
+    final = final_consonant(word)
     if final == 0 or (with_final == "으로" and final == RIEUL_FINAL):
         return without_final
     return with_final
@@ -123,22 +133,6 @@ def sentence(rng: random.Random, template: str) -> tuple[list[str], list[str]]:
     return chars + list(rest), tags + ["O"] * len(rest)
 
 
-def _split(rng: random.Random, split: str, size: int) -> list[dict]:
-    records = []
-    for index in range(size):
-        chars, tags = sentence(rng, rng.choice(TEMPLATES))
-        records.append(
-            {
-                "guid": f"klue-ner-v1_{split}_{index:05d}-kluebook",
-                "sentence": markup(chars, tags),
-                "chars": chars,
-                "tags": tags,
-            }
-        )
-    return records
-
-
-def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict[str, list[dict]]:
-    """Train and dev splits in the official NER layout."""
-    rng = random.Random(seed)
-    return {"train": _split(rng, "train", train_size), "dev": _split(rng, "dev", dev_size)}
+def _record(rng: random.Random, split: str) -> dict:
+    chars, tags = sentence(rng, rng.choice(TEMPLATES))
+    return {"sentence": markup(chars, tags), "chars": chars, "tags": tags}

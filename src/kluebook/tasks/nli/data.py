@@ -7,8 +7,13 @@ Records: {guid, source, premise, hypothesis, gold_label}. The official train fil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
+from kluebook.klue_json import read_record_list, write_record_list
+from kluebook.metric_forms import Mean
+from kluebook.predicted_labels import predicted_labels
+from kluebook.tasks.interface import NO_SWITCHES, Switches
 
 from .metric import accuracy
 
@@ -21,18 +26,9 @@ SOURCES = ("airbnb", "NSMC", "wikinews", "policy", "wikitree", "wikipedia")
 
 def read_official(path: str | Path) -> list[dict]:
     """Records of an official KLUE-NLI file (train with `genre` or dev with `source`)."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise KluebookError(f"{path}: not a KLUE-NLI file (expected a JSON list of pairs)")
     records = []
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or not {"guid", "premise", "hypothesis", "gold_label"} <= (
-            item.keys()
-        ):
-            raise KluebookError(
-                f"{path}: not a KLUE-NLI file (record {position} lacks guid, premise, "
-                "hypothesis or gold_label)"
-            )
+    fields = ("guid", "premise", "hypothesis", "gold_label")
+    for item in read_record_list(path, "KLUE-NLI", "pairs", fields):
         if item["gold_label"] not in LABELS:
             raise KluebookError(f"{path}: {item['guid']}: unknown label {item['gold_label']!r}")
         records.append(
@@ -47,9 +43,7 @@ def read_official(path: str | Path) -> list[dict]:
     return records
 
 
-def write_official(records: Iterable[dict], path: str | Path) -> None:
-    """Write records in the official KLUE-NLI layout, fields as given."""
-    write_json(path, [dict(r) for r in records])
+write_official = write_record_list  # the official layout, fields as given
 
 
 def from_hub(rows: Iterable[dict], label_names: Sequence[str] | None = None) -> list[dict]:
@@ -79,25 +73,18 @@ def from_hub(rows: Iterable[dict], label_names: Sequence[str] | None = None) -> 
     return records
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official accuracy of {guid: {"label": name}} predictions against gold records."""
-    predicted = []
-    for record in records:
-        label = predictions[record["guid"]].get("label")
-        if label not in LABELS:
-            raise KluebookError(f"{record['guid']}: unknown label {label!r}")
-        predicted.append(label)
+    predicted = predicted_labels(records, predictions, LABELS)
     return {"accuracy": accuracy([r["gold_label"] for r in records], predicted)}
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Whether each pair is right, from which kluebook.bootstrap recomputes the accuracy."""
+    right = [predictions[r["guid"]]["label"] == r["gold_label"] for r in records]
+    return {"accuracy": Mean(np.array(right, dtype=float), np.ones(len(right)))}
+
+
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each pair's gold label as its predictions line (the format's worked example)."""
     return [{"guid": r["guid"], "label": r["gold_label"]} for r in records]

@@ -10,13 +10,3 @@ def accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
     if len(gold) != len(pred):
         raise ValueError(f"{len(gold)} gold labels but {len(pred)} predictions")
     return 100.0 * float(accuracy_score(gold, pred))
-
-
-def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Whether each pair is right, from which kluebook.bootstrap recomputes the accuracy."""
-    import numpy as np
-
-    from kluebook.bootstrap import Mean
-
-    right = [predictions[r["guid"]]["label"] == r["gold_label"] for r in records]
-    return {"accuracy": Mean(np.array(right, dtype=float), np.ones(len(right)))}

@@ -5,6 +5,9 @@ As in the official files, train records name their source `genre` and dev record
 
 import random
 
+from kluebook.hangul import has_final_consonant
+from kluebook.smoke_splits import numbered_splits
+
 from .data import LABELS, SOURCES
 
 PEOPLE = ("민수", "지영", "서준", "하린", "도현", "유진", "태오", "수아", "현우", "채원")
@@ -23,22 +26,25 @@ ACTIONS = (
 )
 COMPANIONS = ("친구", "동생", "동료", "부모님")
 LABEL_NOISE = 0.05
+# The guid of the record at `index` of a split, as the official files number them.
+GUID = "klue-nli-v1_{split}_{index:05d}"
 
 
-def _has_final_consonant(word: str) -> bool:
-    return (ord(word[-1]) - ord("가")) % 28 != 0
+def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict[str, list[dict]]:
+    """Train and dev splits in the official KLUE-NLI layout."""
+    return numbered_splits(seed, GUID, _record, train_size, dev_size)
 
 
 def topic(word: str) -> str:
-    return word + ("은" if _has_final_consonant(word) else "는")
+    return word + ("은" if has_final_consonant(word) else "는")
 
 
 def object_(word: str) -> str:
-    return word + ("을" if _has_final_consonant(word) else "를")
+    return word + ("을" if has_final_consonant(word) else "를")
 
 
 def with_(word: str) -> str:
-    return word + ("과" if _has_final_consonant(word) else "와")
+    return word + ("과" if has_final_consonant(word) else "와")
 
 
 def hypothesis(rng: random.Random, label: str, person: str, place: str, action: tuple) -> str:
@@ -83,27 +89,16 @@ def example(rng: random.Random) -> tuple[str, str, str]:
     return premise, text, label
 
 
-def _split(rng: random.Random, split: str, size: int) -> list[dict]:
-    source_key = "genre" if split == "train" else "source"
-    records = []
-    for index in range(size):
-        premise, text, label = example(rng)
-        validators = [label if rng.random() < 0.9 else rng.choice(LABELS) for _ in range(4)]
-        records.append(
-            {
-                "guid": f"klue-nli-v1_{split}_{index:05d}",
-                source_key: rng.choice(SOURCES),
-                "premise": premise,
-                "hypothesis": text,
-                "gold_label": label,
-                "author": label,
-                **{f"label{n}": v for n, v in enumerate(validators, start=2)},
-            }
-        )
-    return records
-
-
-def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict[str, list[dict]]:
-    """Train and dev splits in the official KLUE-NLI layout."""
-    rng = random.Random(seed)
-    return {"train": _split(rng, "train", train_size), "dev": _split(rng, "dev", dev_size)}
+def _record(rng: random.Random, split: str) -> dict:
+    """One pair with its author's and four validators' labels; the official train file calls
+    the source `genre`."""
+    premise, text, label = example(rng)
+    validators = [label if rng.random() < 0.9 else rng.choice(LABELS) for _ in range(4)]
+    return {
+        "genre" if split == "train" else "source": rng.choice(SOURCES),
+        "premise": premise,
+        "hypothesis": text,
+        "gold_label": label,
+        "author": label,
+        **{f"label{n}": v for n, v in enumerate(validators, start=2)},
+    }

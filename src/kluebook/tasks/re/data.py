@@ -10,10 +10,16 @@ import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.klue_json import read_record_list, write_record_list
+from kluebook.metric_forms import F1, Auprc, class_counts
+from kluebook.predicted_labels import predicted_labels
+from kluebook.tasks.interface import NO_SWITCHES, Switches
 
-from .metric import auprc, micro_f1
+from .metric import NO_RELATION, auprc, micro_f1
 
 # The order of the official relation_list.json (no_relation first); index = class id.
 RELATIONS = (
@@ -85,17 +91,9 @@ def _entity(path: str | Path, guid: str, sentence: str, role: str, entity: objec
 
 def read_official(path: str | Path) -> list[dict]:
     """Records of an official KLUE-RE file."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise KluebookError(f"{path}: not a KLUE-RE file (expected a JSON list of examples)")
-    fields = {"guid", "sentence", "subject_entity", "object_entity", "label"}
     records = []
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or not fields <= item.keys():
-            raise KluebookError(
-                f"{path}: not a KLUE-RE file (record {position} lacks guid, sentence, "
-                "subject_entity, object_entity or label)"
-            )
+    fields = ("guid", "sentence", "subject_entity", "object_entity", "label")
+    for item in read_record_list(path, "KLUE-RE", "examples", fields):
         guid, sentence = item["guid"], item["sentence"]
         if item["label"] not in RELATIONS:
             raise KluebookError(f"{path}: {guid}: unknown relation {item['label']!r}")
@@ -116,9 +114,7 @@ def read_official(path: str | Path) -> list[dict]:
     return records
 
 
-def write_official(records: Iterable[dict], path: str | Path) -> None:
-    """Write records in the official KLUE-RE layout, fields as given."""
-    write_json(path, [dict(r) for r in records])
+write_official = write_record_list  # the official layout, fields as given
 
 
 def from_hub(rows: Iterable[dict]) -> list[dict]:
@@ -136,14 +132,6 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
     ]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
 def _probabilities(guid: str, probs: object) -> list[float]:
     if not isinstance(probs, list) or len(probs) != len(RELATIONS):
         raise KluebookError(f"{guid}: probs must be a list of {len(RELATIONS)} numbers")
@@ -157,24 +145,35 @@ def _probabilities(guid: str, probs: object) -> list[float]:
     return [float(p) for p in probs]
 
 
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float | None]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official micro F1 and AUPRC of {guid: {"label": name, "probs": [30 floats]}} predictions.
 
     `auprc` is None when a relation has no gold example (undefined in the official code).
     """
     class_id = {name: index for index, name in enumerate(RELATIONS)}
-    predicted, probabilities = [], []
-    for record in records:
-        guid = record["guid"]
-        row = predictions[guid]
-        if row.get("label") not in class_id:
-            raise KluebookError(f"{guid}: unknown relation {row.get('label')!r}")
-        predicted.append(class_id[row["label"]])
-        probabilities.append(_probabilities(guid, row.get("probs")))
+    labels = predicted_labels(records, predictions, class_id, "relation")
+    predicted = [class_id[label] for label in labels]
+    probabilities = [
+        _probabilities(r["guid"], predictions[r["guid"]].get("probs")) for r in records
+    ]
     gold = [class_id[r["label"]] for r in records]
     return {
         "micro_f1": micro_f1(gold, predicted, num_classes=len(RELATIONS)),
         "auprc": auprc(gold, probabilities),
+    }
+
+
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-sentence counts and probabilities, from which kluebook.bootstrap recomputes both."""
+    class_id = {name: index for index, name in enumerate(RELATIONS)}
+    gold = [class_id[r["label"]] for r in records]
+    pred = [class_id[predictions[r["guid"]]["label"]] for r in records]
+    probs = np.array([predictions[r["guid"]]["probs"] for r in records], dtype=float)
+    positive = [c for c in range(len(RELATIONS)) if c != NO_RELATION]
+    counts = class_counts(gold, pred, range(len(gold)), len(gold), positive)
+    return {
+        "micro_f1": F1(**counts, average="micro"),
+        "auprc": Auprc(np.array(gold), probs),
     }
 
 
@@ -255,8 +254,8 @@ def tokenize_marked(tokenizer, marked: str, max_length: int) -> list[int]:
     return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id]
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each sentence's gold relation, with all probability on it, as its predictions line."""
     return [
         {
             "guid": r["guid"],

@@ -46,21 +46,3 @@ def auprc(gold: Sequence[int], probs: ArrayLike) -> float | None:
         precision, recall, _ = precision_recall_curve(gold_ids == c, scores[:, c])
         areas.append(auc(recall, precision))
     return 100.0 * float(np.mean(areas))
-
-
-def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-sentence counts and probabilities, from which kluebook.bootstrap recomputes both."""
-    from kluebook.bootstrap import F1, Auprc, class_counts
-
-    from .data import RELATIONS  # the class order of `probs`
-
-    class_id = {name: index for index, name in enumerate(RELATIONS)}
-    gold = [class_id[r["label"]] for r in records]
-    pred = [class_id[predictions[r["guid"]]["label"]] for r in records]
-    probs = np.array([predictions[r["guid"]]["probs"] for r in records], dtype=float)
-    positive = [c for c in range(len(RELATIONS)) if c != NO_RELATION]
-    counts = class_counts(gold, pred, range(len(gold)), len(gold), positive)
-    return {
-        "micro_f1": F1(**counts, average="micro"),
-        "auprc": Auprc(np.array(gold), probs),
-    }

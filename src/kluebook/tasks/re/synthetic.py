@@ -6,6 +6,9 @@ labelled no_relation, as an annotator might miss them. Every relation occurs in 
 import random
 import re
 
+from kluebook.hangul import has_final_consonant
+from kluebook.smoke_splits import train_and_dev
+
 from .data import RELATIONS
 
 ENTITIES = {
@@ -85,16 +88,11 @@ SOURCES = ("wikipedia", "wikitree", "policy_briefing")
 _SLOT = re.compile(r"\{([SO])(?:\|([^}]*))?\}")
 
 
-def _has_final_consonant(word: str) -> bool:
-    last = word[-1]
-    return "가" <= last <= "힣" and (ord(last) - ord("가")) % 28 != 0
-
-
 def _particle(word: str, spec: str) -> str:
     if "/" not in spec:
         return spec
     after_consonant, after_vowel = spec.split("/")
-    return after_consonant if _has_final_consonant(word) else after_vowel
+    return after_consonant if has_final_consonant(word) else after_vowel
 
 
 def render(pattern: str, subject: str, obj: str) -> tuple[str, tuple[int, int], tuple[int, int]]:
@@ -156,9 +154,5 @@ def _split(rng: random.Random, split: str, size: int) -> list[dict]:
 
 def generate(seed: int = 0, train_size: int = 1500, dev_size: int = 400) -> dict[str, object]:
     """Train and dev splits in the official KLUE-RE layout, and the relation list."""
-    rng = random.Random(seed)
-    return {
-        "train": _split(rng, "train", train_size),
-        "dev": _split(rng, "dev", dev_size),
-        "relations": {"relations": list(RELATIONS)},
-    }
+    splits = train_and_dev(seed, _split, train_size, dev_size)
+    return {**splits, "relations": {"relations": list(RELATIONS)}}

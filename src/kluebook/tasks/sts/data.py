@@ -11,10 +11,14 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
+import numpy as np
 
-from .metric import pearson_r, threshold_f1
+from kluebook.errors import KluebookError
+from kluebook.klue_json import read_record_list, write_record_list
+from kluebook.metric_forms import F1, Pearson, class_counts
+from kluebook.tasks.interface import NO_SWITCHES, Switches
+
+from .metric import THRESHOLD, pearson_r, threshold_f1
 
 SOURCES = (
     "airbnb-rtt",
@@ -46,33 +50,20 @@ def _labels(path: str | Path, guid: str, labels: object) -> dict:
 
 def read_official(path: str | Path) -> list[dict]:
     """Records of an official KLUE-STS file (full or reduced fields)."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise KluebookError(f"{path}: not a KLUE-STS file (expected a JSON list of pairs)")
-    records = []
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or not {"guid", "sentence1", "sentence2", "labels"} <= (
-            item.keys()
-        ):
-            raise KluebookError(
-                f"{path}: not a KLUE-STS file (record {position} lacks guid, sentence1, "
-                "sentence2 or labels)"
-            )
-        records.append(
-            {
-                "guid": item["guid"],
-                "source": item.get("source"),
-                "sentence1": item["sentence1"],
-                "sentence2": item["sentence2"],
-                "labels": _labels(path, item["guid"], item["labels"]),
-            }
-        )
-    return records
+    fields = ("guid", "sentence1", "sentence2", "labels")
+    return [
+        {
+            "guid": item["guid"],
+            "source": item.get("source"),
+            "sentence1": item["sentence1"],
+            "sentence2": item["sentence2"],
+            "labels": _labels(path, item["guid"], item["labels"]),
+        }
+        for item in read_record_list(path, "KLUE-STS", "pairs", fields)
+    ]
 
 
-def write_official(records: Iterable[dict], path: str | Path) -> None:
-    """Write records in the official KLUE-STS layout, fields as given."""
-    write_json(path, [dict(r) for r in records])
+write_official = write_record_list  # the official layout, fields as given
 
 
 def from_hub(rows: Iterable[dict]) -> list[dict]:
@@ -99,15 +90,7 @@ def target(record: dict) -> float:
     return labels.get("real-label", labels["label"])
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float | None]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official Pearson r and F1 of {guid: {"score": raw output}} predictions.
 
     `pearsonr` is None where r is undefined (constant predictions or gold); print it as null.
@@ -125,6 +108,14 @@ def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float 
     return {"pearsonr": pearson_r(gold, predicted), "f1": threshold_f1(gold, predicted)}
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-pair values and threshold counts, from which kluebook.bootstrap recomputes both."""
+    gold = np.array([r["labels"]["real-label"] for r in records], dtype=float)
+    pred = np.array([predictions[r["guid"]]["score"] for r in records], dtype=float)
+    counts = class_counts(gold >= THRESHOLD, pred >= THRESHOLD, range(len(gold)), len(gold), [True])
+    return {"pearsonr": Pearson(gold, pred), "f1": F1(**counts, classes="all")}
+
+
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each pair's gold real-valued score as its predictions line (the format's example)."""
     return [{"guid": r["guid"], "score": r["labels"]["real-label"]} for r in records]

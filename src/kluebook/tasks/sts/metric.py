@@ -37,15 +37,3 @@ def threshold_f1(gold: Sequence[float], pred: Sequence[float]) -> float:
     gold_binary = [int(score >= THRESHOLD) for score in gold]
     pred_binary = [int(score >= THRESHOLD) for score in pred]
     return 100.0 * float(f1_score(gold_binary, pred_binary, average="binary", zero_division=0))
-
-
-def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-pair values and threshold counts, from which kluebook.bootstrap recomputes both."""
-    import numpy as np
-
-    from kluebook.bootstrap import F1, Pearson, class_counts
-
-    gold = np.array([r["labels"]["real-label"] for r in records], dtype=float)
-    pred = np.array([predictions[r["guid"]]["score"] for r in records], dtype=float)
-    counts = class_counts(gold >= THRESHOLD, pred >= THRESHOLD, range(len(gold)), len(gold), [True])
-    return {"pearsonr": Pearson(gold, pred), "f1": F1(**counts, classes="all")}

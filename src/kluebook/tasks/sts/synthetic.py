@@ -6,6 +6,9 @@ annotators' scores, and a pair from two different domains shares nothing at all.
 import random
 from collections import Counter
 
+from kluebook.hangul import has_final_consonant
+from kluebook.smoke_splits import numbered_splits
+
 # Per domain: (source of paraphrase pairs, source of sampled pairs), then interchangeable
 # wordings of each slot value. Rewording a value does not change the meaning.
 DOMAINS = {
@@ -63,12 +66,18 @@ SHARED_SCORE = {3: 4.6, 2: 3.4, 1: 2.1, 0: 1.1}
 CROSS_DOMAIN_SCORE = 0.3
 # Chance that a pair's sentences come from two different domains.
 CROSS_DOMAIN_RATE = 0.15
+# The guid of the record at `index` of a split, as the official files number them.
+GUID = "klue-sts-v1_{split}_{index:05d}"
+
+
+def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict[str, list[dict]]:
+    """Train and dev splits in the official KLUE-STS layout."""
+    return numbered_splits(seed, GUID, _record, train_size, dev_size)
 
 
 def topic_particle(word: str) -> str:
     """은 after a final consonant (batchim), 는 after a vowel."""
-    has_final_consonant = (ord(word[-1]) - ord("가")) % 28 != 0
-    return "은" if has_final_consonant else "는"
+    return "은" if has_final_consonant(word) else "는"
 
 
 def _sentence(rng: random.Random, words: dict, choice: dict[str, int]) -> str:
@@ -115,25 +124,13 @@ def pair(rng: random.Random) -> tuple[str, str, str, float]:
     return source, sentence1, sentence2, SHARED_SCORE[shared]
 
 
-def _split(rng: random.Random, split: str, size: int) -> list[dict]:
-    records = []
-    for index in range(size):
-        source, sentence1, sentence2, mean = pair(rng)
-        labels, annotations = _labels(rng, mean)
-        records.append(
-            {
-                "guid": f"klue-sts-v1_{split}_{index:05d}",
-                "source": source,
-                "sentence1": sentence1,
-                "sentence2": sentence2,
-                "labels": labels,
-                "annotations": annotations,
-            }
-        )
-    return records
-
-
-def generate(seed: int = 0, train_size: int = 1200, dev_size: int = 300) -> dict[str, list[dict]]:
-    """Train and dev splits in the official KLUE-STS layout."""
-    rng = random.Random(seed)
-    return {"train": _split(rng, "train", train_size), "dev": _split(rng, "dev", dev_size)}
+def _record(rng: random.Random, split: str) -> dict:
+    source, sentence1, sentence2, mean = pair(rng)
+    labels, annotations = _labels(rng, mean)
+    return {
+        "source": source,
+        "sentence1": sentence1,
+        "sentence2": sentence2,
+        "labels": labels,
+        "annotations": annotations,
+    }

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
+from kluebook.klue_json import read_record_list, write_record_list
+from kluebook.tasks.interface import NO_SWITCHES, Switches
 
 from .metric import joint_goal_accuracy, slot_f1
 
@@ -29,15 +31,8 @@ def split_state_item(item: str) -> tuple[str, str]:
 
 def read_official(path: str | Path) -> list[dict]:
     """Dialogues of an official WoS file, validated, in the official shape."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise KluebookError(f"{path}: not a WoS file (expected a JSON list of dialogues)")
     records = []
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or not {"guid", "domains", "dialogue"} <= item.keys():
-            raise KluebookError(
-                f"{path}: not a WoS file (dialogue {position} lacks guid, domains or dialogue)"
-            )
+    for item in read_record_list(path, "WoS", "dialogues", ("guid", "domains", "dialogue")):
         guid = item["guid"]
         if not isinstance(item["dialogue"], list):
             raise KluebookError(f"{path}: {guid}: dialogue must be a list of turns")
@@ -64,9 +59,7 @@ def _turn(path: str | Path, guid: str, turn: object) -> dict:
     return {"role": "user", "text": turn["text"], "state": list(state)}
 
 
-def write_official(records: Iterable[dict], path: str | Path) -> None:
-    """Write dialogues in the official WoS layout."""
-    write_json(path, [dict(r) for r in records])
+write_official = write_record_list  # dialogues in the official layout
 
 
 def read_ontology(path: str | Path) -> dict[str, list[str]]:
@@ -137,7 +130,7 @@ def prediction_key(row: dict) -> tuple[str, int]:
     return guid, turn
 
 
-def score(records: list[dict], predictions: dict[tuple[str, int], dict]) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official JGA and slot F1 of {(guid, turn): {"state": [...]}} predictions over user turns."""
     gold, predicted = [], []
     for record in records:
@@ -157,8 +150,8 @@ def score(records: list[dict], predictions: dict[tuple[str, int], dict]) -> dict
     }
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each user turn's gold state as its predictions line (the format's worked example)."""
     return [
         {"guid": r["guid"], "turn": turn, "state": list(state)}
         for r in records

@@ -16,7 +16,6 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from kluebook.recipes import active_recipe
 from kluebook.training import OrderedEvalTrainer
 
 from .data import DONTCARE, NONE, split_state_item, user_states
@@ -138,16 +137,11 @@ class Trade(nn.Module):
         encoder: nn.Module,
         slot_token_ids: Sequence[Sequence[int]],
         pad_id: int,
-        slot_name_padding: str | None = None,
+        slot_name_padding: str = SLOT_NAME_PADDINGS[0],
     ):
-        """`slot_name_padding`: `summed` or `masked` (the switch `wos_slot_name_padding`); None
-        takes the run's recipe (`summed` outside a run)."""
+        """`slot_name_padding`: `summed` (official) or `masked`, the recipe switch
+        `wos_slot_name_padding`."""
         super().__init__()
-        if slot_name_padding is None:
-            recipe = active_recipe()
-            slot_name_padding = (
-                recipe.switches()["wos_slot_name_padding"] if recipe else SLOT_NAME_PADDINGS[0]
-            )
         if slot_name_padding not in SLOT_NAME_PADDINGS:
             raise ValueError(f"slot_name_padding must be one of {SLOT_NAME_PADDINGS}")
         self.sums_slot_padding = slot_name_padding == "summed"

@@ -1,16 +1,1 @@
-"""Topic classification (YNAT): the task's files, metric, smoke data and scoring.
-
-Its card is README.md here. It offers the task interface of `kluebook.tasks.TaskModule`, from
-data.py and synthetic.py.
-"""
-
-from .data import (
-    from_hub,
-    gold_keys,
-    gold_predictions,
-    prediction_key,
-    read_official,
-    score,
-    write_official,
-)
-from .synthetic import generate
+"""Topic classification (YNAT), a KLUE task: its card is README.md here."""

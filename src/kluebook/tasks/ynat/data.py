@@ -4,7 +4,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
+from kluebook.klue_json import read_record_list, write_record_list
+from kluebook.metric_forms import F1, class_counts
+from kluebook.predicted_labels import predicted_labels
+from kluebook.tasks.interface import NO_SWITCHES, Switches
 
 from .metric import macro_f1
 
@@ -17,24 +20,16 @@ HUB_LABELS = ("IT과학", "경제", "사회", "생활문화", "세계", "스포�
 
 def read_official(path: str | Path) -> list[dict]:
     """Records of an official YNAT file (full or reduced fields) as {guid, title, label}."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise KluebookError(f"{path}: not a YNAT file (expected a JSON list of headlines)")
     records = []
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or not {"guid", "title", "label"} <= item.keys():
-            raise KluebookError(
-                f"{path}: not a YNAT file (record {position} lacks guid, title or label)"
-            )
+    for item in read_record_list(path, "YNAT", "headlines", ("guid", "title", "label")):
         if item["label"] not in LABELS:
             raise KluebookError(f"{path}: {item['guid']}: unknown label {item['label']!r}")
         records.append({"guid": item["guid"], "title": item["title"], "label": item["label"]})
     return records
 
 
-def write_official(records: Iterable[dict], path: str | Path) -> None:
-    """Write records in the official YNAT layout (the reduced fields the project uses)."""
-    write_json(path, [dict(r) for r in records])
+# The official layout, with the reduced fields the project uses.
+write_official = write_record_list
 
 
 def from_hub(rows: Iterable[dict]) -> list[dict]:
@@ -42,25 +37,20 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
     return [{"guid": r["guid"], "title": r["title"], "label": HUB_LABELS[r["label"]]} for r in rows]
 
 
-def gold_keys(records: list[dict]) -> list[str]:
-    return [r["guid"] for r in records]
-
-
-def prediction_key(row: dict) -> str:
-    return row["guid"]
-
-
-def score(records: list[dict], predictions: dict[str, dict]) -> dict[str, float]:
+def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
     """Official macro F1 of {guid: {"label": name}} predictions against gold records."""
-    predicted = []
-    for record in records:
-        label = predictions[record["guid"]].get("label")
-        if label not in LABELS:
-            raise KluebookError(f"{record['guid']}: unknown label {label!r}")
-        predicted.append(label)
+    predicted = predicted_labels(records, predictions, LABELS)
     return {"macro_f1": macro_f1([r["label"] for r in records], predicted)}
 
 
-def gold_predictions(records: list[dict]) -> list[dict]:
-    """The prediction lines that reproduce the gold: a worked example of the file format."""
+def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
+    """Per-headline class counts, from which kluebook.bootstrap recomputes macro F1."""
+    gold = [r["label"] for r in records]
+    pred = [predictions[r["guid"]]["label"] for r in records]
+    counts = class_counts(gold, pred, range(len(records)), len(records))
+    return {"macro_f1": F1(**counts)}
+
+
+def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
+    """Each headline's gold topic as its predictions line (the format's worked example)."""
     return [{"guid": r["guid"], "label": r["label"]} for r in records]

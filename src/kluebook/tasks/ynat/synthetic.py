@@ -3,6 +3,8 @@ and the odd word from another topic, so a model has to learn which words carry t
 
 import random
 
+from kluebook.smoke_splits import train_and_dev
+
 from .data import LABELS
 
 TOPIC_WORDS = {
@@ -67,5 +69,4 @@ def _split(rng: random.Random, split: str, size: int) -> list[dict]:
 
 def generate(seed: int = 0, train_size: int = 1400, dev_size: int = 350) -> dict[str, list[dict]]:
     """Train and dev splits in the official YNAT layout."""
-    rng = random.Random(seed)
-    return {"train": _split(rng, "train", train_size), "dev": _split(rng, "dev", dev_size)}
+    return train_and_dev(seed, _split, train_size, dev_size)
