@@ -281,7 +281,7 @@ def test_a_stale_runs_page_shows_the_values_its_record_holds_not_todays(tmp_path
     page_file = "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb"
     fields = {"recipe": recipe, "executed": kept.relative_to(tmp_path).as_posix()}
     record = record_of(run, notebook=page_file, **fields)
-    page = run_pages.render_page(record, tmp_path, stale="notebook")
+    page = run_pages.render_page(record, run, tmp_path, stale="notebook")
     assert page == tmp_path / page_file
     cells = nbformat.read(page, as_version=4).cells
     at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source[:2] == "# ")
