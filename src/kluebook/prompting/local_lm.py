@@ -1,0 +1,176 @@
+"""Backend A: a local `transformers` causal LM (a hub id at a pinned commit, a local folder, or
+the offline tiny stand-in), batched with left padding, on the run's GPU where there is one.
+
+Prompts are sorted by length and answered in batches, each row padded on the left so that
+every row's last token is the last position: generation continues all rows at once, and in
+rank mode the continuation's tokens are the last ones of every row, so only their logits are
+kept (`logits_to_keep`). Position ids count real tokens only, so a padded row is scored as it
+would be alone. bf16 on a GPU that supports it, else float32.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from kluebook.errors import KluebookError
+from kluebook.prompting.render import chat_prompt
+from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
+
+DEFAULT_BATCH_SIZE = 8
+
+
+def open_local_lm(
+    model: str,
+    revision: str = "",
+    device: str | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    tiny_texts: Sequence[str] = (),
+) -> "LocalCausalLM":
+    """The causal LM `model` names: a folder, the tiny stand-in (built on `tiny_texts`), or a
+    hub id at `revision` resolved to a commit (one-line error if it cannot be reached)."""
+    if model == TINY_CAUSAL_LM:
+        return LocalCausalLM(build_tiny_causal_lm(list(tiny_texts)), model, "", device, batch_size)
+    if Path(model).is_dir():
+        return LocalCausalLM(Path(model), model, "", device, batch_size)
+    from kluebook.checkpoints import MODEL_FILES, check_model
+
+    commit = check_model(model, revision)
+    import huggingface_hub
+
+    folder = huggingface_hub.snapshot_download(model, revision=commit, allow_patterns=MODEL_FILES)
+    return LocalCausalLM(Path(folder), model, commit, device, batch_size)
+
+
+class LocalCausalLM:
+    """A causal LM and its tokenizer, loaded from a folder, ready to answer prompts."""
+
+    def __init__(
+        self,
+        folder: Path,
+        name: str,
+        revision: str = "",
+        device: str | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.name, self.revision, self.batch_size = name, revision, batch_size
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(folder)
+        except (OSError, ValueError, TypeError) as error:
+            raise KluebookError(
+                f"model {name}: no tokenizer could be loaded from its files "
+                f"({type(error).__name__}); a prompted run needs the model's tokenizer"
+            ) from None
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        on_gpu = self.device.startswith("cuda")
+        self.dtype = torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=self.dtype)
+        self.model.to(self.device).eval()
+        self.pad_id = self.tokenizer.pad_token_id
+        if self.pad_id is None:
+            self.pad_id = self.tokenizer.eos_token_id or 0
+        self.chat = bool(getattr(self.tokenizer, "chat_template", None))
+        self.context = getattr(self.model.config, "max_position_embeddings", None) or (
+            self.tokenizer.model_max_length
+        )
+
+    def provenance(self) -> dict:
+        """What a run record says about this backend."""
+        return {
+            "backend": "transformers",
+            "model": self.name,
+            "revision": self.revision,
+            "device": self.device,
+            "dtype": str(self.dtype).removeprefix("torch."),
+            "chat_template": self.chat,
+        }
+
+    def model_input(self, text: str) -> str:
+        return chat_prompt(text, self.tokenizer)
+
+    def _encode(self, text: str) -> list[int]:
+        # A chat template writes its own special tokens; plain text gets the tokenizer's.
+        return self.tokenizer(text, add_special_tokens=not self.chat).input_ids
+
+    def _check_length(self, tokens: int, extra: int, what: str) -> None:
+        if tokens + extra > self.context:
+            raise KluebookError(
+                f"{what} is {tokens} tokens{f' + {extra} new' if extra else ''}, "
+                f"{tokens + extra - self.context} more than the {self.context}-token context of "
+                f"{self.name}: use fewer shots or a model with a longer context"
+            )
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
+        import torch
+        from transformers import GenerationConfig
+
+        encoded = [self._encode(prompt) for prompt in prompts]
+        for index, ids in enumerate(encoded):
+            self._check_length(len(ids), max_new_tokens, f"prompt {index + 1}")
+        config = GenerationConfig(
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            pad_token_id=self.pad_id,
+            eos_token_id=self.model.generation_config.eos_token_id,
+        )
+        answers: list[str] = [""] * len(prompts)
+        for batch in self._batches(encoded):
+            input_ids, attention_mask = self._left_padded([encoded[i] for i in batch])
+            with torch.inference_mode():
+                output = self.model.generate(
+                    input_ids=input_ids, attention_mask=attention_mask, generation_config=config
+                )
+            new_tokens = output[:, input_ids.shape[1] :].tolist()
+            for index, tokens in zip(batch, new_tokens, strict=True):
+                answers[index] = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        return answers
+
+    def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
+        import torch
+
+        sequences, lengths = [], []
+        for index, (prompt, answer) in enumerate(requests):
+            # The whole text tokenized at once (a token may span the boundary); the
+            # continuation is what follows the prompt's own tokens.
+            whole, context = self._encode(prompt + answer), self._encode(prompt)
+            self._check_length(len(whole), 0, f"request {index + 1} (prompt and answer)")
+            sequences.append(whole)
+            lengths.append(max(1, len(whole) - len(context)))
+        scores: list[float] = [0.0] * len(requests)
+        for batch in self._batches(sequences):
+            input_ids, attention_mask = self._left_padded([sequences[i] for i in batch])
+            keep = max(lengths[i] for i in batch) + 1
+            positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+            with torch.inference_mode():
+                logits = self.model(
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    position_ids=positions,
+                    logits_to_keep=keep,
+                ).logits
+            # logits[:, j] predicts the token after it: the last keep - 1 tokens of each row.
+            logprobs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+            targets = input_ids[:, -(keep - 1) :]
+            token_logprobs = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            steps = torch.arange(keep - 1, device=token_logprobs.device)
+            for row, index in enumerate(batch):
+                counted = steps >= keep - 1 - lengths[index]
+                scores[index] = token_logprobs[row][counted].sum().item()
+        return scores
+
+    def _batches(self, sequences: list[list[int]]) -> list[list[int]]:
+        """Indices of `sequences`, longest first, in batches of `batch_size`."""
+        order = sorted(range(len(sequences)), key=lambda i: (-len(sequences[i]), i))
+        return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+
+    def _left_padded(self, rows: list[list[int]]):
+        import torch
+
+        width = max(len(row) for row in rows)
+        ids = [[self.pad_id] * (width - len(row)) + row for row in rows]
+        mask = [[0] * (width - len(row)) + [1] * len(row) for row in rows]
+        return (
+            torch.tensor(ids, device=self.device),
+            torch.tensor(mask, device=self.device),
+        )
