@@ -57,11 +57,15 @@ class LocalCausalLM:
         self.name, self.revision, self.batch_size = name, revision, batch_size
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(folder)
+            problem = "" if self.tokenizer("a 가", add_special_tokens=False).input_ids else "empty"
         except (OSError, ValueError, TypeError) as error:
+            problem = type(error).__name__
+        # Without tokenizer files, transformers may build an empty tokenizer that encodes nothing.
+        if problem:
             raise KluebookError(
-                f"model {name}: no tokenizer could be loaded from its files "
-                f"({type(error).__name__}); a prompted run needs the model's tokenizer"
-            ) from None
+                f"model {name}: no tokenizer could be loaded from its files ({problem}); "
+                "a prompted run needs the model's tokenizer"
+            )
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         on_gpu = self.device.startswith("cuda")
         self.dtype = torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32
