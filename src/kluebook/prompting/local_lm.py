@@ -5,7 +5,8 @@ Prompts are sorted by length and answered in batches, each row padded on the lef
 every row's last token is the last position: generation continues all rows at once, and in
 rank mode the continuation's tokens are the last ones of every row, so only their logits are
 kept (`logits_to_keep`). Position ids count real tokens only, so a padded row is scored as it
-would be alone. bf16 on a GPU that supports it, else float32.
+would be alone. bf16 on a GPU that supports it, else float32. The tokenizer's chat template is
+applied where it has one, unless the run asks for the plain prompt (`use_chat_template`).
 """
 
 from collections.abc import Sequence
@@ -24,20 +25,22 @@ def open_local_lm(
     device: str | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     tiny_texts: Sequence[str] = (),
+    use_chat_template: bool = True,
 ) -> "LocalCausalLM":
     """The causal LM `model` names: a folder, the tiny stand-in (built on `tiny_texts`), or a
     hub id at `revision` resolved to a commit (one-line error if it cannot be reached)."""
+    options = {"device": device, "batch_size": batch_size, "use_chat_template": use_chat_template}
     if model == TINY_CAUSAL_LM:
-        return LocalCausalLM(build_tiny_causal_lm(list(tiny_texts)), model, "", device, batch_size)
+        return LocalCausalLM(build_tiny_causal_lm(list(tiny_texts)), model, **options)
     if Path(model).is_dir():
-        return LocalCausalLM(Path(model), model, "", device, batch_size)
+        return LocalCausalLM(Path(model), model, **options)
     from kluebook.checkpoints import MODEL_FILES, check_model
 
     commit = check_model(model, revision)
     import huggingface_hub
 
     folder = huggingface_hub.snapshot_download(model, revision=commit, allow_patterns=MODEL_FILES)
-    return LocalCausalLM(Path(folder), model, commit, device, batch_size)
+    return LocalCausalLM(Path(folder), model, commit, **options)
 
 
 class LocalCausalLM:
@@ -50,6 +53,7 @@ class LocalCausalLM:
         revision: str = "",
         device: str | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        use_chat_template: bool = True,
     ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -74,7 +78,7 @@ class LocalCausalLM:
         self.pad_id = self.tokenizer.pad_token_id
         if self.pad_id is None:
             self.pad_id = self.tokenizer.eos_token_id or 0
-        self.chat = bool(getattr(self.tokenizer, "chat_template", None))
+        self.chat = use_chat_template and bool(getattr(self.tokenizer, "chat_template", None))
         self.context = getattr(self.model.config, "max_position_embeddings", None) or (
             self.tokenizer.model_max_length
         )
@@ -91,7 +95,7 @@ class LocalCausalLM:
         }
 
     def model_input(self, text: str) -> str:
-        return chat_prompt(text, self.tokenizer)
+        return chat_prompt(text, self.tokenizer) if self.chat else text
 
     def _encode(self, text: str) -> list[int]:
         # A chat template writes its own special tokens; plain text gets the tokenizer's.
