@@ -7,10 +7,6 @@ nothing at all. The API key reaches the server and nothing else."""
 
 import http.client
 import json
-import os
-import re
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,8 +17,9 @@ from kluebook.errors import KluebookError
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.items import task_prompting
 from kluebook.prompting.local_lm import LocalCausalLM
+from kluebook.prompting.local_server import TransformersServer
 from kluebook.prompting.render import render_prompt
-from kluebook.prompting.server_lm import API_KEY_VARIABLES, ServerLM
+from kluebook.prompting.server_lm import ServerLM
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
@@ -30,46 +27,13 @@ pytest.importorskip("fastapi", reason="transformers serve needs the prompted ext
 pytestmark = pytest.mark.slow
 
 SECRET = "sk-kluebook-test-0123456789"
-LISTENING = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")
-
-
-class Server:
-    """`transformers serve` over one model folder, on a free loopback port."""
-
-    def __init__(self, folder: Path, log: Path):
-        command = [sys.executable, "-m", "transformers.cli.transformers", "serve", str(folder)]
-        command += ["--host", "127.0.0.1", "--port", "0", "--device", "cpu"]
-        command += ["--log-level", "info"]
-        env = {k: v for k, v in os.environ.items() if k not in API_KEY_VARIABLES}
-        env.update(HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-        )
-        self.port = None
-        self.log = log.open("w")
-        for line in self.process.stdout:  # its start-up, up to the line with its port
-            self.log.write(line)
-            if match := LISTENING.search(line):
-                self.port = int(match.group(1))
-                break
-        assert self.port, f"transformers serve did not start: see {log}"
-        # Keep reading its log, so that a full pipe never stalls it.
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.process.stdout:
-            self.log.write(line)
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait()
 
 
 class CountingProxy(ThreadingHTTPServer):
     """Relays every request to `upstream`'s port and keeps what it saw; after `cut_after`
     answers it kills the upstream server. A request it cannot relay gets no answer at all."""
 
-    def __init__(self, upstream: Server, cut_after: int | None = None):
+    def __init__(self, upstream: TransformersServer, cut_after: int | None = None):
         super().__init__(("127.0.0.1", 0), RelayHandler)
         self.upstream, self.cut_after = upstream, cut_after
         self.lock = threading.Lock()
@@ -137,7 +101,7 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     def sweep(proxy):
         return answer_items(backend(proxy), template, prompting, items, train[:2], "generate")
 
-    first = Server(served_folder, tmp_path / "server-1.log")
+    first = TransformersServer(served_folder, tmp_path / "server-1.log")
     cut = CountingProxy(first, cut_after=3)
     with pytest.raises(KluebookError) as error:
         sweep(cut)
@@ -147,7 +111,7 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     answered_first = {prompt_of(body) for body in cut.answered}
     assert 3 <= len(answered_first) < len(items)  # cut mid-sweep (a request in flight may land)
 
-    second = Server(served_folder, tmp_path / "server-2.log")
+    second = TransformersServer(served_folder, tmp_path / "server-2.log")
     resumed = CountingProxy(second)
     answers = sweep(resumed)
     asked_again = [prompt_of(body) for body in resumed.answered]
@@ -173,7 +137,7 @@ def test_the_served_model_answers_as_the_local_backend_does(
 ):
     template, prompting = task_prompting(prompted_task)
     train, dev = split_items
-    server = Server(served_folder, tmp_path / "server.log")
+    server = TransformersServer(served_folder, tmp_path / "server.log")
     proxy = CountingProxy(server)
     try:
         lm = ServerLM(proxy.base_url, str(served_folder), tmp_path / "c.sqlite", chat=False)
