@@ -11,7 +11,7 @@ from kluebook.errors import KluebookError
 from kluebook.prompting.answering import answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.items import task_prompting
-from kluebook.prompting.local_lm import LocalCausalLM
+from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
 from kluebook.prompting.render import render_prompt
 
 
@@ -132,3 +132,8 @@ def test_the_record_learns_where_and_how_the_model_ran(tiny_lm):
         "dtype": "float32",
         "chat_template": True,
     }
+
+
+def test_a_model_folder_that_is_not_there_is_one_line():
+    with pytest.raises(KluebookError, match=r"^model \./no/such/model: no such folder$"):
+        open_local_lm("./no/such/model")
