@@ -149,19 +149,24 @@ class ServerLM:
             ) from None
         if "answer_from" not in request:
             return {"text": response.choices[0].text}
-        return {"logprob": self._answer_logprob(response, request)}
-
-    def _answer_logprob(self, response, request: dict) -> float:
-        """The sum of the echoed log-probs of the tokens that start in the answer's text."""
-        logprobs = response.choices[0].logprobs
-        offsets = getattr(logprobs, "text_offset", None) if logprobs else None
-        values = getattr(logprobs, "token_logprobs", None) if logprobs else None
-        start, end = request["answer_from"], len(request["prompt"])
-        scored = [v for o, v in zip(offsets or [], values or [], strict=False) if start <= o < end]
-        if not scored or any(value is None for value in scored):
+        score = echoed_logprob(
+            response.choices[0].logprobs, request["answer_from"], len(body["prompt"])
+        )
+        if score is None:
             raise KluebookError(
                 f"the server at {self.base_url} gives no token log-probabilities for "
                 f"{self.model!r} (completions with echo and logprobs): rank mode needs them; "
                 "mode 'generate' works with this server"
             )
-        return float(sum(scored))
+        return {"logprob": score}
+
+
+def echoed_logprob(logprobs, start: int, end: int) -> float | None:
+    """The sum of the echoed log-probabilities of the prompt's tokens that start within
+    `prompt[start:end]` (the answer); None when the response carries none for them."""
+    offsets = getattr(logprobs, "text_offset", None) or []
+    values = getattr(logprobs, "token_logprobs", None) or []
+    scored = [v for o, v in zip(offsets, values, strict=False) if start <= o < end]
+    if not scored or any(value is None for value in scored):
+        return None
+    return float(sum(scored))
