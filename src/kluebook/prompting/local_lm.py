@@ -16,7 +16,7 @@ from kluebook.errors import KluebookError
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
 
-DEFAULT_BATCH_SIZE = 8
+DEFAULT_BATCH_SIZE = 8  # prompts (or, in rank mode, prompt-and-choice pairs) at once
 
 
 def open_local_lm(
@@ -39,7 +39,9 @@ def open_local_lm(
     commit = check_model(model, revision)
     import huggingface_hub
 
-    folder = huggingface_hub.snapshot_download(model, revision=commit, allow_patterns=MODEL_FILES)
+    # A causal LM's chat template may be a file of its own beside the tokenizer's.
+    files = [*MODEL_FILES, "*.jinja"]
+    folder = huggingface_hub.snapshot_download(model, revision=commit, allow_patterns=files)
     return LocalCausalLM(Path(folder), model, commit, **options)
 
 
