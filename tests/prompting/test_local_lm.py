@@ -137,3 +137,19 @@ def test_the_record_learns_where_and_how_the_model_ran(tiny_lm):
 def test_a_model_folder_that_is_not_there_is_one_line():
     with pytest.raises(KluebookError, match=r"^model \./no/such/model: no such folder$"):
         open_local_lm("./no/such/model")
+
+
+def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_alone(
+    tiny_lm, prompts, monkeypatch
+):
+    answers = ("정치", "정치 경제 사회", "IT과학", "스포츠 뉴스 기사입니다")  # 1 to 5+ tokens
+    requests = [(prompts[0], continuation(prompts[0], answer)) for answer in answers]
+    passes = []
+    shared_pass = tiny_lm._after_prompt
+    monkeypatch.setattr(tiny_lm, "_after_prompt", lambda *a: passes.append(a) or shared_pass(*a))
+    shared = tiny_lm.loglikelihoods(requests)
+    assert len(passes) == 1  # one pass over the prompt for all four choices
+    alone = [tiny_lm.loglikelihoods([request])[0] for request in requests]  # each scored whole
+    assert len(passes) == 1
+    assert shared == pytest.approx(alone, abs=1e-4)
+    assert len(set(shared)) == 4

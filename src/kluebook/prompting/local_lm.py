@@ -2,13 +2,17 @@
 the offline tiny stand-in), batched with left padding, on the run's GPU where there is one.
 
 Prompts are sorted by length and answered in batches, each row padded on the left so that
-every row's last token is the last position: generation continues all rows at once, and in
-rank mode the continuation's tokens are the last ones of every row, so only their logits are
-kept (`logits_to_keep`). Position ids count real tokens only, so a padded row is scored as it
-would be alone. bf16 on a GPU that supports it, else float32. The tokenizer's chat template is
-applied where it has one, unless the run asks for the plain prompt (`use_chat_template`).
+every row's last token is the last position: generation continues all rows at once. In rank
+mode the choices of one prompt share a single pass over it: its keys and values are computed
+once and every choice is scored after them (a prompt's 30 relations cost one prompt, not 30);
+a request whose answer's tokens do not simply follow the prompt's is scored whole, in left-padded
+batches where only the answer's logits are kept (`logits_to_keep`). Position ids count real
+tokens only, so a padded row is scored as it would be alone. bf16 on a GPU that supports it,
+else float32. The tokenizer's chat template is applied where it has one, unless the run asks
+for the plain prompt (`use_chat_template`).
 """
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -84,6 +88,10 @@ class LocalCausalLM:
         self.context = getattr(self.model.config, "max_position_embeddings", None) or (
             self.tokenizer.model_max_length
         )
+        # The key-value cache's argument (and output) name: `cache` since transformers 5.2x,
+        # `past_key_values` before (and in architectures not yet renamed).
+        forward = inspect.signature(self.model.forward).parameters
+        self._cache_name = "cache" if "cache" in forward else "past_key_values"
 
     def provenance(self) -> dict:
         """What a run record says about this backend."""
@@ -137,20 +145,93 @@ class LocalCausalLM:
         return answers
 
     def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
+        """Each answer scored after its prompt. The answers of one prompt share one pass over
+        it (its key-value cache), when each answer's tokens simply follow the prompt's; the
+        others are scored whole, in batches."""
+        scores: list[float] = [0.0] * len(requests)
+        by_prompt: dict[str, list[int]] = {}
+        for index, (prompt, _) in enumerate(requests):
+            by_prompt.setdefault(prompt, []).append(index)
+        whole_scored: dict[int, tuple[list[int], int]] = {}
+        for prompt, indices in by_prompt.items():
+            context = self._encode(prompt)
+            wholes = {}
+            for index in indices:
+                # The whole text tokenized at once (a token may span the boundary); the
+                # answer's tokens are what follows the prompt's own.
+                whole = wholes[index] = self._encode(prompt + requests[index][1])
+                self._check_length(len(whole), 0, f"request {index + 1} (prompt and answer)")
+            if len(indices) > 1 and all(
+                w[: len(context)] == context and len(w) > len(context) for w in wholes.values()
+            ):
+                tails = [wholes[index][len(context) :] for index in indices]
+                for index, score in zip(indices, self._after_prompt(context, tails), strict=True):
+                    scores[index] = score
+            else:
+                for index, whole in wholes.items():
+                    whole_scored[index] = (whole, max(1, len(whole) - len(context)))
+        self._score_whole(whole_scored, scores)
+        return scores
+
+    def _after_prompt(self, context: list[int], tails: list[list[int]]) -> list[float]:
+        """The log-likelihood of each token list `tails` after `context`, the context's keys
+        and values computed once and shared, `batch_size` answers at a time."""
+        import copy
+
         import torch
 
-        sequences, lengths = [], []
-        for index, (prompt, answer) in enumerate(requests):
-            # The whole text tokenized at once (a token may span the boundary); the
-            # continuation is what follows the prompt's own tokens.
-            whole, context = self._encode(prompt + answer), self._encode(prompt)
-            self._check_length(len(whole), 0, f"request {index + 1} (prompt and answer)")
-            sequences.append(whole)
-            lengths.append(max(1, len(whole) - len(context)))
-        scores: list[float] = [0.0] * len(requests)
+        with torch.inference_mode():
+            prompt = self.model(
+                input_ids=torch.tensor([context], device=self.device),
+                use_cache=True,
+                logits_to_keep=1,
+            )
+            first = torch.log_softmax(prompt.logits[0, -1].float(), dim=-1)
+            scores = []
+            for start in range(0, len(tails), self.batch_size):
+                chunk = tails[start : start + self.batch_size]
+                width = max(len(tail) for tail in chunk)
+                chunk_scores = [first[tail[0]].item() for tail in chunk]
+                if width > 1:
+                    cache = copy.deepcopy(getattr(prompt, self._cache_name))
+                    cache.batch_repeat_interleave(len(chunk))
+                    ids = torch.tensor(
+                        [tail + [self.pad_id] * (width - len(tail)) for tail in chunk],
+                        device=self.device,
+                    )
+                    seen = torch.ones(
+                        len(chunk), len(context), dtype=torch.long, device=self.device
+                    )
+                    real = torch.tensor(
+                        [[1] * len(tail) + [0] * (width - len(tail)) for tail in chunk],
+                        device=self.device,
+                    )
+                    positions = len(context) + torch.arange(width, device=self.device)
+                    logits = self.model(
+                        input_ids=ids,
+                        attention_mask=torch.cat([seen, real], dim=1),
+                        position_ids=positions.expand(len(chunk), -1),
+                        **{self._cache_name: cache},
+                    ).logits
+                    # logits[:, j] predicts token j + 1 of each answer (padding comes after).
+                    logprobs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+                    rest = logprobs.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+                    for row, tail in enumerate(chunk):
+                        chunk_scores[row] += rest[row, : len(tail) - 1].sum().item()
+                scores += chunk_scores
+        return scores
+
+    def _score_whole(self, requests: dict[int, tuple[list[int], int]], scores: list) -> None:
+        """Score each (tokens, answer length) of `requests` into `scores`, in batches."""
+        import torch
+
+        indices = list(requests)
+        sequences = [requests[i][0] for i in indices]
         for batch in self._batches(sequences):
-            input_ids, attention_mask = self._left_padded([sequences[i] for i in batch])
-            keep = max(lengths[i] for i in batch) + 1
+            rows = [indices[b] for b in batch]
+            lengths = [requests[i][1] for i in rows]
+            input_ids, attention_mask = self._left_padded([requests[i][0] for i in rows])
+            keep = max(lengths) + 1
             positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
             with torch.inference_mode():
                 logits = self.model(
@@ -164,10 +245,8 @@ class LocalCausalLM:
             targets = input_ids[:, -(keep - 1) :]
             token_logprobs = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
             steps = torch.arange(keep - 1, device=token_logprobs.device)
-            for row, index in enumerate(batch):
-                counted = steps >= keep - 1 - lengths[index]
-                scores[index] = token_logprobs[row][counted].sum().item()
-        return scores
+            for row, (index, length) in enumerate(zip(rows, lengths, strict=True)):
+                scores[index] = token_logprobs[row][steps >= keep - 1 - length].sum().item()
 
     def _batches(self, sequences: list[list[int]]) -> list[list[int]]:
         """Indices of `sequences`, longest first, in batches of `batch_size`."""
