@@ -143,13 +143,14 @@ def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_alone(
     tiny_lm, prompts, monkeypatch
 ):
     answers = ("정치", "정치 경제 사회", "IT과학", "스포츠 뉴스 기사입니다")  # 1 to 5+ tokens
-    requests = [(prompts[0], continuation(prompts[0], answer)) for answer in answers]
+    requests = [(p, continuation(p, answer)) for p in prompts[:3] for answer in answers]
+    assert len({len(tiny_lm.tokenizer(p).input_ids) for p in prompts[:3]}) > 1  # padded
     passes = []
-    shared_pass = tiny_lm._after_prompt
-    monkeypatch.setattr(tiny_lm, "_after_prompt", lambda *a: passes.append(a) or shared_pass(*a))
+    shared_pass = tiny_lm._after_prompts
+    monkeypatch.setattr(tiny_lm, "_after_prompts", lambda *a: passes.append(a) or shared_pass(*a))
     shared = tiny_lm.loglikelihoods(requests)
-    assert len(passes) == 1  # one pass over the prompt for all four choices
+    assert len(passes) == 1  # one pass over the three prompts for their twelve answers
     alone = [tiny_lm.loglikelihoods([request])[0] for request in requests]  # each scored whole
     assert len(passes) == 1
     assert shared == pytest.approx(alone, abs=1e-4)
-    assert len(set(shared)) == 4
+    assert len(set(shared)) == 12

@@ -3,10 +3,11 @@ the offline tiny stand-in), batched with left padding, on the run's GPU where th
 
 Prompts are sorted by length and answered in batches, each row padded on the left so that
 every row's last token is the last position: generation continues all rows at once. In rank
-mode the choices of one prompt share a single pass over it: its keys and values are computed
-once and every choice is scored after them (a prompt's 30 relations cost one prompt, not 30);
-a request whose answer's tokens do not simply follow the prompt's is scored whole, in left-padded
-batches where only the answer's logits are kept (`logits_to_keep`). Position ids count real
+mode the choices of a prompt share one pass over it: the prompts of a batch are run once, left
+padded, and every choice is scored after its prompt's keys and values (a prompt's 30 relations
+cost one prompt, not 30); a request whose answer's tokens do not simply follow the prompt's is
+scored whole, in left-padded batches where only the answer's logits are kept
+(`logits_to_keep`). Position ids count real
 tokens only, so a padded row is scored as it would be alone. bf16 on a GPU that supports it,
 else float32. The tokenizer's chat template is applied where it has one, unless the run asks
 for the plain prompt (`use_chat_template`).
@@ -147,11 +148,12 @@ class LocalCausalLM:
     def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
         """Each answer scored after its prompt. The answers of one prompt share one pass over
         it (its key-value cache), when each answer's tokens simply follow the prompt's; the
-        others are scored whole, in batches."""
+        others are scored whole. Both in batches."""
         scores: list[float] = [0.0] * len(requests)
         by_prompt: dict[str, list[int]] = {}
         for index, (prompt, _) in enumerate(requests):
             by_prompt.setdefault(prompt, []).append(index)
+        shared: list[tuple[list[int], list[int], list[list[int]]]] = []
         whole_scored: dict[int, tuple[list[int], int]] = {}
         for prompt, indices in by_prompt.items():
             context = self._encode(prompt)
@@ -164,62 +166,70 @@ class LocalCausalLM:
             if len(indices) > 1 and all(
                 w[: len(context)] == context and len(w) > len(context) for w in wholes.values()
             ):
-                tails = [wholes[index][len(context) :] for index in indices]
-                for index, score in zip(indices, self._after_prompt(context, tails), strict=True):
-                    scores[index] = score
+                shared.append((context, indices, [wholes[i][len(context) :] for i in indices]))
             else:
                 for index, whole in wholes.items():
                     whole_scored[index] = (whole, max(1, len(whole) - len(context)))
+        for batch in self._batches([context for context, _, _ in shared]):
+            groups = [shared[b] for b in batch]
+            found = self._after_prompts([g[0] for g in groups], [g[2] for g in groups])
+            for (_, indices, _), group_scores in zip(groups, found, strict=True):
+                for index, score in zip(indices, group_scores, strict=True):
+                    scores[index] = score
         self._score_whole(whole_scored, scores)
         return scores
 
-    def _after_prompt(self, context: list[int], tails: list[list[int]]) -> list[float]:
-        """The log-likelihood of each token list `tails` after `context`, the context's keys
-        and values computed once and shared, `batch_size` answers at a time."""
+    def _after_prompts(
+        self, contexts: list[list[int]], tails: list[list[list[int]]]
+    ) -> list[list[float]]:
+        """For each context, the log-likelihood of each of its token lists `tails`: one
+        left-padded pass over the contexts, whose keys and values every answer then reads
+        (`batch_size` answers at a time)."""
         import copy
 
         import torch
 
+        input_ids, attention_mask = self._left_padded(contexts)
         with torch.inference_mode():
-            prompt = self.model(
-                input_ids=torch.tensor([context], device=self.device),
+            prompts = self.model(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                position_ids=(attention_mask.cumsum(-1) - 1).clamp(min=0),
                 use_cache=True,
                 logits_to_keep=1,
             )
-            first = torch.log_softmax(prompt.logits[0, -1].float(), dim=-1)
-            scores = []
-            for start in range(0, len(tails), self.batch_size):
-                chunk = tails[start : start + self.batch_size]
-                width = max(len(tail) for tail in chunk)
-                chunk_scores = [first[tail[0]].item() for tail in chunk]
-                if width > 1:
-                    cache = copy.deepcopy(getattr(prompt, self._cache_name))
-                    cache.batch_repeat_interleave(len(chunk))
-                    ids = torch.tensor(
-                        [tail + [self.pad_id] * (width - len(tail)) for tail in chunk],
-                        device=self.device,
-                    )
-                    seen = torch.ones(
-                        len(chunk), len(context), dtype=torch.long, device=self.device
-                    )
-                    real = torch.tensor(
-                        [[1] * len(tail) + [0] * (width - len(tail)) for tail in chunk],
-                        device=self.device,
-                    )
-                    positions = len(context) + torch.arange(width, device=self.device)
-                    logits = self.model(
-                        input_ids=ids,
-                        attention_mask=torch.cat([seen, real], dim=1),
-                        position_ids=positions.expand(len(chunk), -1),
-                        **{self._cache_name: cache},
-                    ).logits
-                    # logits[:, j] predicts token j + 1 of each answer (padding comes after).
-                    logprobs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-                    rest = logprobs.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-                    for row, tail in enumerate(chunk):
-                        chunk_scores[row] += rest[row, : len(tail) - 1].sum().item()
-                scores += chunk_scores
-        return scores
+            first = torch.log_softmax(prompts.logits[:, -1].float(), dim=-1)
+            rows = [(owner, tail) for owner, own in enumerate(tails) for tail in own]
+            scores = [first[owner, tail[0]].item() for owner, tail in rows]
+            longer = [r for r, (_, tail) in enumerate(rows) if len(tail) > 1]
+            for start in range(0, len(longer), self.batch_size):
+                chunk = longer[start : start + self.batch_size]
+                owners = torch.tensor([rows[r][0] for r in chunk], device=self.device)
+                cache = copy.deepcopy(getattr(prompts, self._cache_name))
+                cache.batch_select_indices(owners)  # each answer's row: its context's cache
+                # After the context, an answer's tokens but its last predict the ones after.
+                inputs = [rows[r][1][:-1] for r in chunk]
+                width = max(len(i) for i in inputs)
+                real = torch.tensor(
+                    [[1] * len(i) + [0] * (width - len(i)) for i in inputs], device=self.device
+                )
+                padded = [i + [self.pad_id] * (width - len(i)) for i in inputs]
+                seen = torch.tensor([len(contexts[rows[r][0]]) for r in chunk], device=self.device)
+                logits = self.model(
+                    input_ids=torch.tensor(padded, device=self.device),
+                    attention_mask=torch.cat([attention_mask[owners], real], dim=1),
+                    position_ids=seen[:, None] + torch.arange(width, device=self.device),
+                    **{self._cache_name: cache},
+                ).logits
+                logprobs = torch.log_softmax(logits.float(), dim=-1)
+                for row, r in enumerate(chunk):
+                    targets = torch.tensor(rows[r][1][1:], device=self.device)
+                    picked = logprobs[row, : len(targets)].gather(-1, targets.unsqueeze(-1))
+                    scores[r] += picked.sum().item()
+        found: list[list[float]] = [[] for _ in contexts]
+        for (owner, _), score in zip(rows, scores, strict=True):
+            found[owner].append(score)
+        return found
 
     def _score_whole(self, requests: dict[int, tuple[list[int], int]], scores: list) -> None:
         """Score each (tokens, answer length) of `requests` into `scores`, in batches."""
