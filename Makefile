@@ -29,11 +29,12 @@ lint: $(VENV)/.installed
 python:
 	@[ -n "$(PYTHON)" ] || { echo "make: no Python 3.11, 3.12 or 3.13 found: install one (python.org, your package manager or pyenv), or run make PYTHON=/path/to/python3.x"; exit 1; }
 
-# The exact versions of constraints.txt, the package editable with its book and dev extras.
+# The exact versions of constraints.txt, the package editable with its book, dev, dask and
+# prompted extras.
 $(VENV)/.installed: pyproject.toml constraints.txt | python
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[book,dev,dask]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[book,dev,dask,prompted]"
 	touch $@
 
 clean:

@@ -12,7 +12,7 @@ from kluebook.paths import ROOT
 
 BOOK_TOOLS = ("jupyter-book", "sphinx", "jupytext")
 # The extras `make` installs, each pinned in constraints.txt.
-EXTRAS = ("book", "dev", "dask")
+EXTRAS = ("book", "dev", "dask", "prompted")
 
 
 def project() -> dict:

@@ -1,1 +1,11 @@
-"""Prompted evaluation: KLUE tasks answered by a language model, scored by the official metrics."""
+"""Prompted evaluation: KLUE tasks answered by a language model, scored by the official metrics.
+
+- `items`: the contract with a task (its `prompt.yaml` and `prompting.py`);
+- `demonstrations`: the k demonstrations of a run, drawn from the train split by a seed;
+- `render`: a prompt from the template, the demonstrations and the query; the template digest;
+- `answering`: every item of a split answered (`rank` or `generate`) as prediction lines;
+- `local_lm`: backend A, a local transformers causal LM;
+- `server_lm`: backend B, an OpenAI-compatible server, its answers in `response_cache`;
+- `local_server`: `transformers serve` over a local folder, a real server on the loopback;
+- `tiny_causal_lm`: the offline stand-in, a tiny random Qwen3-family causal LM.
+"""

@@ -1,0 +1,62 @@
+"""A prompt from a task's template, its demonstrations and the query item; the template's digest.
+
+The layout, in blocks separated by a blank line:
+
+    <instruction>
+    <answer format>
+
+    <query of demonstration 1>
+    <answer prefix> <its answer>
+
+    ... (each demonstration)
+
+    <query of the item>
+    <answer prefix>
+
+The model's answer is what follows the last answer prefix. Where the model's tokenizer has a
+chat template, the whole text is the user's turn and the assistant's turn is opened after it
+(`chat_prompt`).
+"""
+
+from kluebook.data import file_sha256
+from kluebook.errors import KluebookError
+from kluebook.prompting.items import TEMPLATE_FILE, PromptItem, PromptTemplate
+from kluebook.tasks import get_task
+
+
+def render_prompt(
+    template: PromptTemplate, demonstrations: list[PromptItem], item: PromptItem
+) -> str:
+    """The plain-text prompt of `item`, its demonstrations answered before it."""
+    blocks = [f"{template.instruction.strip()}\n{template.answer_format.strip()}"]
+    for shot in demonstrations:
+        blocks.append(f"{_query(template, shot)}\n{template.answer_prefix} {shot.answer}")
+    blocks.append(f"{_query(template, item)}\n{template.answer_prefix}")
+    return "\n\n".join(blocks)
+
+
+def _query(template: PromptTemplate, item: PromptItem) -> str:
+    try:
+        return template.query.format(**item.fields).strip()
+    except KeyError as missing:
+        raise KluebookError(
+            f"the template's query names the field {missing}, which item {item.key!r} does not "
+            f"have (its fields: {', '.join(sorted(item.fields)) or 'none'})"
+        ) from None
+
+
+def chat_prompt(text: str, tokenizer) -> str:
+    """`text` as the user's turn of the tokenizer's chat template, the assistant's turn opened;
+    `text` itself when the tokenizer has no chat template."""
+    if not getattr(tokenizer, "chat_template", None):
+        return text
+    messages = [{"role": "user", "content": text}]
+    return tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+
+def template_digest(task_name: str) -> str:
+    """The SHA-256 of a task's `prompt.yaml` as it is on disk: a run input."""
+    path = get_task(task_name).folder / TEMPLATE_FILE
+    if not path.is_file():
+        raise KluebookError(f"{path}: no prompt template (the task cannot be prompted)")
+    return file_sha256(path)

@@ -1,0 +1,81 @@
+"""A prompted task of the tests' own (a copy of YNAT with a template and a prompting module,
+registered through KLUEBOOK_TASKS_PATH) and the tiny causal LM built on its text."""
+
+import shutil
+import textwrap
+
+import pytest
+
+from kluebook.prompting.items import task_prompting
+from kluebook.tasks import get_task
+
+TASK = "toytopics"
+TEMPLATE = """\
+mode: rank
+instruction: 다음 뉴스 제목의 주제를 고르세요.
+answer_format: 정치, 경제, 사회, 생활문화, 세계, IT과학, 스포츠 가운데 하나로 답하세요.
+query: "제목: {title}"
+answer_prefix: "주제:"
+max_new_tokens: 6
+"""
+PROMPTING = """\
+from kluebook.prompting.items import PromptItem
+
+LABELS = ("정치", "경제", "사회", "생활문화", "세계", "IT과학", "스포츠")
+
+
+def prompt_items(records):
+    return [
+        PromptItem(key=r["guid"], fields={"title": r["title"]}, answer=r["label"], choices=LABELS)
+        for r in records
+    ]
+
+
+def parse_answer(item, text):
+    words = text.split()
+    return {"guid": item.key, "label": words[0]} if words and words[0] in LABELS else None
+
+
+def rank_prediction(item, logprobs):
+    return {"guid": item.key, "label": max(logprobs, key=logprobs.get)}
+
+
+def fallback_prediction(item):
+    return {"guid": item.key, "label": next(label for label in LABELS if label != item.answer)}
+"""
+
+
+@pytest.fixture(scope="session")
+def prompted_task(tmp_path_factory):
+    """The name of a registered task that can be prompted, with its template's folder."""
+    extra = tmp_path_factory.mktemp("extra-tasks")
+    folder = extra / TASK
+    shutil.copytree(get_task("ynat").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "prompt.yaml").write_text(TEMPLATE, encoding="utf-8")
+    (folder / "prompting.py").write_text(textwrap.dedent(PROMPTING), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KLUEBOOK_TASKS_PATH", str(extra))
+        yield TASK
+
+
+@pytest.fixture(scope="session")
+def split_items(prompted_task):
+    """(train items, dev items) of the task's smoke data, through its prompting module."""
+    _, prompting = task_prompting(prompted_task)
+    data = get_task(prompted_task).module.generate(seed=0, train_size=40, dev_size=12)
+    return prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(prompted_task, split_items, tmp_path_factory):
+    """The tiny causal LM, built on the task's prompts (into a cache of the tests' own), on CPU."""
+    from kluebook.prompting import tiny_causal_lm
+    from kluebook.prompting.local_lm import open_local_lm
+    from kluebook.prompting.render import render_prompt
+
+    template, _ = task_prompting(prompted_task)
+    train, dev = split_items
+    texts = [render_prompt(template, train[:2], item) for item in train + dev]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tiny_causal_lm, "CACHE", tmp_path_factory.mktemp("cache"))
+        return open_local_lm(tiny_causal_lm.TINY_CAUSAL_LM, device="cpu", tiny_texts=texts)

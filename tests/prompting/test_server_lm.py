@@ -1,0 +1,174 @@
+"""Backend B against a real OpenAI-compatible server: `transformers serve` over the tiny causal
+LM, started by the test on the loopback address, behind a counting proxy of the test's own.
+
+A generate sweep is cut mid-way (the server is killed after a few answers), fails in one line,
+and is resumed against a new server with no answered request asked again; a rerun asks
+nothing at all. The API key reaches the server and nothing else."""
+
+import http.client
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from kluebook.errors import KluebookError
+from kluebook.prompting.answering import answer_items
+from kluebook.prompting.items import task_prompting
+from kluebook.prompting.local_lm import LocalCausalLM
+from kluebook.prompting.local_server import TransformersServer
+from kluebook.prompting.render import render_prompt
+from kluebook.prompting.server_lm import ServerLM
+
+pytest.importorskip("openai", reason="the server backend needs the prompted extra")
+pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
+
+pytestmark = pytest.mark.slow
+
+SECRET = "sk-kluebook-test-0123456789"
+
+
+class CountingProxy(ThreadingHTTPServer):
+    """Relays every request to `upstream`'s port and keeps what it saw; after `cut_after`
+    answers it kills the upstream server. A request it cannot relay gets no answer at all."""
+
+    def __init__(self, upstream: TransformersServer, cut_after: int | None = None):
+        super().__init__(("127.0.0.1", 0), RelayHandler)
+        self.upstream, self.cut_after = upstream, cut_after
+        self.lock = threading.Lock()
+        self.answered: list[dict] = []  # bodies of the requests the server answered
+        self.authorizations: set[str] = set()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class RelayHandler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        proxy = self.server
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with proxy.lock:
+            proxy.authorizations.add(self.headers.get("Authorization", ""))
+        try:
+            upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream.port, timeout=120)
+            headers = {"Content-Type": "application/json"}
+            upstream.request("POST", self.path, body=body, headers=headers)
+            response = upstream.getresponse()
+            payload = response.read()
+        except OSError:
+            self.close_connection = True  # the server is gone: the client hears nothing
+            return
+        self.send_response(response.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+        with proxy.lock:
+            if response.status == 200:
+                proxy.answered.append(json.loads(body))
+            if proxy.cut_after is not None and len(proxy.answered) == proxy.cut_after:
+                proxy.upstream.stop()
+
+    def log_message(self, *args):
+        pass
+
+
+def prompt_of(body: dict) -> str:
+    return body["messages"][0]["content"] if "messages" in body else body["prompt"]
+
+
+@pytest.fixture(scope="module")
+def served_folder(tiny_lm):
+    return Path(tiny_lm.model.name_or_path)
+
+
+def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
+    prompted_task, split_items, served_folder, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("KLUEBOOK_OPENAI_API_KEY", SECRET)
+    template, prompting = task_prompting(prompted_task)
+    train, dev = split_items
+    items, cache = dev[:8], tmp_path / "cache" / "responses.sqlite"
+
+    def backend(proxy):
+        return ServerLM(
+            proxy.base_url, str(served_folder), cache, concurrency=2, timeout=60, max_retries=1
+        )
+
+    def sweep(proxy):
+        return answer_items(backend(proxy), template, prompting, items, train[:2], "generate")
+
+    first = TransformersServer(served_folder, tmp_path / "server-1.log")
+    cut = CountingProxy(first, cut_after=3)
+    with pytest.raises(KluebookError) as error:
+        sweep(cut)
+    message = str(error.value)
+    assert message.startswith(f"the server at {cut.base_url} does not answer"), message
+    assert "\n" not in message and SECRET not in message
+    answered_first = {prompt_of(body) for body in cut.answered}
+    assert 3 <= len(answered_first) < len(items)  # cut mid-sweep (a request in flight may land)
+
+    second = TransformersServer(served_folder, tmp_path / "server-2.log")
+    resumed = CountingProxy(second)
+    answers = sweep(resumed)
+    asked_again = [prompt_of(body) for body in resumed.answered]
+    assert not answered_first & set(asked_again)  # nothing answered is asked again
+    assert len(asked_again) == len(set(asked_again)) == len(items) - len(answered_first)
+    assert len(answers.predictions) == len(items)
+    assert answers.first_prompt.endswith(f"제목: {items[0].fields['title']}\n주제:")
+
+    # A rebuild asks nothing: the same answers with no server at all.
+    second.stop()
+    rebuilt = answer_items(backend(resumed), template, prompting, items, train[:2], "generate")
+    assert rebuilt == answers
+    assert len(resumed.answered) == len(asked_again)
+
+    # The key went to the server, and nowhere near the cache.
+    assert cut.authorizations == resumed.authorizations == {f"Bearer {SECRET}"}
+    for path in cache.parent.iterdir():
+        assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_the_served_model_answers_as_the_local_backend_does(
+    prompted_task, split_items, served_folder, tmp_path
+):
+    template, prompting = task_prompting(prompted_task)
+    train, dev = split_items
+    server = TransformersServer(served_folder, tmp_path / "server.log")
+    proxy = CountingProxy(server)
+    try:
+        lm = ServerLM(proxy.base_url, str(served_folder), tmp_path / "c.sqlite", chat=False)
+        served = answer_items(lm, template, prompting, dev[:4], train[:2], "generate")
+        # Rank mode needs the log-probabilities transformers serve does not give.
+        with pytest.raises(KluebookError) as error:
+            answer_items(lm, template, prompting, dev[:1], train[:2], "rank")
+    finally:
+        server.stop()
+    assert str(error.value) == (
+        f"the server at {proxy.base_url} gives no token log-probabilities for "
+        f"'{served_folder}' (completions with echo and logprobs): rank mode needs them; "
+        "mode 'generate' works with this server"
+    )
+    # The completions endpoint takes the plain prompt: what the local model writes after it.
+    plain = [render_prompt(template, train[:2], item) for item in dev[:4]]
+    without_chat = LocalCausalLM(served_folder, "tiny", device="cpu", use_chat_template=False)
+    local = without_chat.generate(plain, template.max_new_tokens)
+    assert [answer.strip() for answer in served.raw_answers] == [a.strip() for a in local]
+
+
+def test_a_server_that_does_not_answer_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    lm = ServerLM(f"http://127.0.0.1:{port}/v1", "m", tmp_path / "c.sqlite", max_retries=0)
+    with pytest.raises(KluebookError) as error:
+        lm.generate(["제목: 리그 개막\n주제:"], 4)
+    assert str(error.value) == (
+        f"the server at http://127.0.0.1:{port}/v1 does not answer (APIConnectionError): "
+        "is it running, and is that its address?"
+    )
