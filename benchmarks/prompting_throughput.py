@@ -18,8 +18,8 @@ from pathlib import Path
 
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.demonstrations import draw_demonstrations
-from kluebook.prompting.items import task_prompting
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
+from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM
 from kluebook.tasks import get_task

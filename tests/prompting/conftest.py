@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from kluebook.prompting.items import task_prompting
+from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
 
 TASK = "toytopics"
@@ -19,7 +19,7 @@ answer_prefix: "주제:"
 max_new_tokens: 6
 """
 PROMPTING = """\
-from kluebook.prompting.items import PromptItem
+from kluebook.prompt_items import PromptItem
 
 LABELS = ("정치", "경제", "사회", "생활문화", "세계", "IT과학", "스포츠")
 

@@ -3,8 +3,9 @@
 import pytest
 
 from kluebook.errors import KluebookError
+from kluebook.prompt_items import PromptItem
 from kluebook.prompting.answering import answer_items, continuation
-from kluebook.prompting.items import PromptItem, task_prompting
+from kluebook.prompting.registry import task_prompting
 
 
 class ScriptedModel:

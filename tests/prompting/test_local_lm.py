@@ -10,8 +10,8 @@ import pytest
 from kluebook.errors import KluebookError
 from kluebook.prompting.answering import answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
-from kluebook.prompting.items import task_prompting
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
+from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 
 

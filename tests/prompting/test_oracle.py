@@ -12,8 +12,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from kluebook.prompting.answers import other_than
-from kluebook.prompting.items import task_prompting
+from kluebook.prompt_answers import other_than
+from kluebook.prompting.registry import task_prompting
 from kluebook.scoring import score_predictions
 from kluebook.tasks import get_task
 

@@ -15,9 +15,9 @@ import pytest
 
 from kluebook.errors import KluebookError
 from kluebook.prompting.answering import answer_items
-from kluebook.prompting.items import task_prompting
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.local_server import TransformersServer
+from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.server_lm import ServerLM
 

@@ -6,7 +6,8 @@ from string import Formatter
 import pytest
 
 from kluebook.errors import KluebookError
-from kluebook.prompting.items import TEMPLATE_FILE, load_template, task_prompting
+from kluebook.prompt_items import TEMPLATE_FILE, load_template
+from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
 
 # The way each task is answered, as issue 27 asks for it.

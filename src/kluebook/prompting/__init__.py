@@ -1,6 +1,8 @@
 """Prompted evaluation: KLUE tasks answered by a language model, scored by the official metrics.
 
-- `items`: the contract with a task (its `prompt.yaml` and `prompting.py`);
+- `registry`: a registered task's template and prompting module (the contract they follow,
+  `kluebook.prompt_items`, and the answer-reading rules, `kluebook.prompt_answers`, sit below
+  the task folders, which import them);
 - `demonstrations`: the k demonstrations of a run, drawn from the train split by a seed;
 - `render`: a prompt from the template, the demonstrations and the query; the template digest;
 - `answering`: every item of a split answered (`rank` or `generate`) as prediction lines;

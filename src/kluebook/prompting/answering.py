@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from kluebook.errors import KluebookError
-from kluebook.prompting.items import PromptItem, PromptTemplate, TaskPrompting
+from kluebook.prompt_items import PromptItem, PromptTemplate, TaskPrompting
 from kluebook.prompting.render import render_prompt
 
 

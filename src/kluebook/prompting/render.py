@@ -20,7 +20,7 @@ chat template, the whole text is the user's turn and the assistant's turn is ope
 
 from kluebook.data import file_sha256
 from kluebook.errors import KluebookError
-from kluebook.prompting.items import TEMPLATE_FILE, PromptItem, PromptTemplate
+from kluebook.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate
 from kluebook.tasks import get_task
 
 

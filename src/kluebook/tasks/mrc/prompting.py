@@ -6,14 +6,14 @@ unreadable. The text is not required to occur in the passage: the official EM an
 a near miss the credit they give it.
 """
 
-from kluebook.prompting.answers import (
+from kluebook.prompt_answers import (
     NOTHING,
     UNREADABLE,
     answer_body,
     own_template,
     refuse_ranking,
 )
-from kluebook.prompting.items import PromptItem
+from kluebook.prompt_items import PromptItem
 
 TEMPLATE = own_template(__file__)
 

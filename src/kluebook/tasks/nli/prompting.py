@@ -4,8 +4,8 @@ The choices are Korean answers to "is the hypothesis true, given the premise?", 
 of `LABELS`; a generated answer is read as one of them written exactly.
 """
 
-from kluebook.prompting.answers import other_than, own_template, ranked_choice, read_choice
-from kluebook.prompting.items import PromptItem
+from kluebook.prompt_answers import other_than, own_template, ranked_choice, read_choice
+from kluebook.prompt_items import PromptItem
 
 from .data import LABELS
 

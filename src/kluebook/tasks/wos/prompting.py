@@ -11,14 +11,14 @@ the official ontology (the smoke data's generated dialogues use other domains, w
 demonstrations show).
 """
 
-from kluebook.prompting.answers import (
+from kluebook.prompt_answers import (
     NOTHING,
     UNREADABLE,
     answer_body,
     own_template,
     refuse_ranking,
 )
-from kluebook.prompting.items import PromptItem
+from kluebook.prompt_items import PromptItem
 
 from .data import split_state_item
 

@@ -4,8 +4,8 @@ The choices are the topic names themselves, in the order of `LABELS`; a generate
 read as one topic name written exactly.
 """
 
-from kluebook.prompting.answers import other_than, own_template, ranked_choice, read_choice
-from kluebook.prompting.items import PromptItem
+from kluebook.prompt_answers import other_than, own_template, ranked_choice, read_choice
+from kluebook.prompt_items import PromptItem
 
 from .data import LABELS
 

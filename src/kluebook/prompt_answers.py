@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kluebook.errors import KluebookError
-from kluebook.prompting.items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
+from kluebook.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
 
 # The word for "nothing" in an answer: no answer (MRC), an empty dialogue state (WoS).
 NOTHING = "없음"

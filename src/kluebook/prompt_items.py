@@ -8,14 +8,13 @@ A task folder that can be prompted holds two files beside `task.yaml`:
   prompt items, and an answer turned back into a line of the task's predictions file, which the
   task's own official `score` reads.
 
-The shared code (rendering, demonstrations, backends, scoring) names no task; it reaches a task
-through `task_prompting`.
+The shared prompting code (`kluebook.prompting`: rendering, demonstrations, backends) names no
+task; it reaches a task through `kluebook.prompting.registry.task_prompting`. This module sits
+below the task folders, which import it.
 """
 
-import importlib
 from collections.abc import Hashable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -23,7 +22,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kluebook.errors import KluebookError
-from kluebook.tasks import get_task
 
 TEMPLATE_FILE = "prompt.yaml"
 
@@ -86,19 +84,3 @@ def load_template(path: Path) -> PromptTemplate:
     except (yaml.YAMLError, ValidationError) as error:
         first = str(error).splitlines()
         raise KluebookError(f"{path}: not a valid prompt template: {' '.join(first[:3])}") from None
-
-
-@cache
-def task_prompting(task_name: str) -> tuple[PromptTemplate, TaskPrompting]:
-    """A registered task's template and prompting module, checked against `TaskPrompting`."""
-    task = get_task(task_name)
-    template = load_template(task.folder / TEMPLATE_FILE)
-    package = task.package.__name__
-    module = importlib.import_module(f"{package}.prompting")
-    missing = [name for name in PROMPTING_INTERFACE if not callable(getattr(module, name, None))]
-    if missing:
-        raise KluebookError(
-            f"task {task_name!r} ({task.folder / 'prompting.py'}) does not offer "
-            f"{', '.join(missing)}: see kluebook.prompting.items.TaskPrompting"
-        )
-    return template, module
