@@ -1,0 +1,1 @@
+"""Tests of the prompted track (a package, so its conftest does not shadow tests/conftest.py)."""
