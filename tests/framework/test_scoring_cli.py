@@ -1,22 +1,12 @@
 """`kluebook score`: JSON on stdout, one-line errors naming the guid, non-zero exit."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from kluebook.json_files import write_jsonl
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
-
-
-def kluebook(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-    )
 
 
 @pytest.fixture
@@ -26,12 +16,12 @@ def gold_file(tmp_path):
     return path
 
 
-def test_gold_as_prediction_scores_100(gold_file, tmp_path):
+def test_gold_as_prediction_scores_100(kluebook, book_sources, gold_file, tmp_path):
     pred = tmp_path / "pred.jsonl"
     write_jsonl(
         pred, [{"guid": r["guid"], "label": r["label"]} for r in ynat.read_official(gold_file)]
     )
-    result = kluebook("score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
+    result = kluebook(book_sources, "score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"macro_f1": 100.0}
 
@@ -48,18 +38,22 @@ def test_gold_as_prediction_scores_100(gold_file, tmp_path):
         ),
     ],
 )
-def test_bad_predictions_get_a_one_line_error(gold_file, tmp_path, edit, message):
+def test_bad_predictions_get_a_one_line_error(
+    kluebook, book_sources, gold_file, tmp_path, edit, message
+):
     rows = [{"guid": r["guid"], "label": r["label"]} for r in ynat.read_official(gold_file)]
     pred = tmp_path / "pred.jsonl"
     write_jsonl(pred, edit(rows))
-    result = kluebook("score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
+    result = kluebook(book_sources, "score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
 
 
-def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_file, tmp_path):
+def test_score_matches_the_official_macro_f1_on_the_real_dev_file(
+    kluebook, book_sources, klue_file, tmp_path
+):
     from sklearn.metrics import f1_score
 
     gold_path = klue_file("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json")
@@ -72,11 +66,11 @@ def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_file, tmp
     write_jsonl(
         pred, [{"guid": r["guid"], "label": p} for r, p in zip(gold, predicted, strict=True)]
     )
-    result = kluebook("score", "ynat", "--gold", str(gold_path), "--pred", str(pred))
+    result = kluebook(book_sources, "score", "ynat", "--gold", str(gold_path), "--pred", str(pred))
     official = 100 * f1_score([r["label"] for r in gold], predicted, average="macro")
     assert json.loads(result.stdout)["macro_f1"] == pytest.approx(official, abs=1e-9)
 
 
-def test_unknown_task_is_rejected(tmp_path):
-    result = kluebook("score", "topics", "--pred", str(tmp_path / "x.jsonl"))
+def test_unknown_task_is_rejected(kluebook, book_sources, tmp_path):
+    result = kluebook(book_sources, "score", "topics", "--pred", str(tmp_path / "x.jsonl"))
     assert result.returncode == 2 and "unknown task 'topics'" in result.stderr
