@@ -45,6 +45,8 @@ def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(kluebook, 
         *("run", "--tasks", "ynat", "--seeds", "1,2", "--jobs", "2", "--force", *SMALL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # Ctrl-C reaches it even where pytest was started with SIGINT ignored (`cmd &`, nohup).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     status = ("status", "--tasks", "ynat", "--seeds", "1,2", *SMALL[:-1])
     seen = {"status": ""}
