@@ -1,10 +1,122 @@
-"""Shared fixtures: real KLUE files from KLUEBOOK_DATA_DIR (skipped when absent)."""
+"""Shared fixtures: the `kluebook` command against a scratch book, real KLUE files from
+KLUEBOOK_DATA_DIR (skipped when absent), and the small models and records tests build."""
 
+import os
+import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from kluebook.book import copy_sources
 from kluebook.paths import KLUE_DATA
+
+# A guard against a hung command, far above the longest one (a sweep of every smoke task).
+CLI_TIMEOUT_S = 1800
+
+
+class Kluebook:
+    """`kluebook` (or a Python script) in a fresh interpreter, against the book root `root`.
+
+    The command runs in `root` with KLUEBOOK_ROOT set to it and KLUEBOOK_CACHE unset, so its cache
+    (generated data, tiny models, logs, locks, outputs) is always the book's own `.cache`: nothing
+    is shared between scratch books or with the checkout. `env` adds variables (or replaces them);
+    a `None` value removes one.
+    """
+
+    def environment(self, root: Path, env: dict | None = None) -> dict[str, str]:
+        merged = {**os.environ, **(env or {}), "KLUEBOOK_ROOT": str(root)}
+        merged.pop("KLUEBOOK_CACHE", None)
+        return {key: value for key, value in merged.items() if value is not None}
+
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
+
+    def __call__(self, root: Path, *args: str, env=None, timeout=CLI_TIMEOUT_S):
+        """Run `kluebook ARGS` to its end: the completed process, output captured as text."""
+        return subprocess.run(
+            self.command(*args),
+            capture_output=True,
+            text=True,
+            env=self.environment(root, env),
+            cwd=root,
+            timeout=timeout,
+        )
+
+    def start(self, root: Path, *args: str, env=None, **popen) -> subprocess.Popen:
+        """Start `kluebook ARGS` and return at once (a sweep to watch or interrupt)."""
+        return subprocess.Popen(
+            self.command(*args), env=self.environment(root, env), cwd=root, text=True, **popen
+        )
+
+    def python(self, root: Path, code: str, *args: str, env=None, timeout=CLI_TIMEOUT_S):
+        """Run the Python script `code` the way `__call__` runs the command."""
+        return subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env=self.environment(root, env),
+            cwd=root,
+            timeout=timeout,
+        )
+
+
+@pytest.fixture(scope="session")
+def kluebook() -> Kluebook:
+    """The one way tests run the command line (see `Kluebook`)."""
+    return Kluebook()
+
+
+@pytest.fixture(scope="session")
+def _pristine_book(tmp_path_factory) -> Path:
+    """The book's sources (`kluebook.book.copy_sources`), copied once per test session."""
+    return copy_sources(tmp_path_factory.mktemp("pristine-book"))
+
+
+def _listing(root: Path) -> list[tuple[str, int]]:
+    return sorted((str(p.relative_to(root)), p.stat().st_size) for p in root.rglob("*"))
+
+
+@pytest.fixture(scope="session")
+def book_sources(tmp_path_factory, _pristine_book) -> Path:
+    """A book root shared by the tests that only read it (commands refused before any run);
+    checked unchanged at the end of the session."""
+    root = Path(shutil.copytree(_pristine_book, tmp_path_factory.mktemp("read-only") / "book"))
+    before = _listing(root)
+    yield root
+    assert _listing(root) == before, f"a test wrote into the shared read-only book {root}"
+
+
+@pytest.fixture(scope="session")
+def new_book(_pristine_book):
+    """`new_book(folder)`: a fresh book root at `folder` (made, or empty), for a test to write."""
+
+    def make(folder: Path) -> Path:
+        return Path(shutil.copytree(_pristine_book, folder, dirs_exist_ok=True))
+
+    return make
+
+
+@pytest.fixture
+def scratch_book(tmp_path, new_book) -> Path:
+    """A fresh book root of this test's own, `tmp_path / "book"`."""
+    return new_book(tmp_path / "book")
+
+
+def wait_for(condition, timeout: float, what: str, every: float = 0.5):
+    """Poll `condition()` every `every` seconds until it returns something true, and return it;
+    `TimeoutError` naming `what` after `timeout` seconds. The one way tests wait for another
+    process: an event they can see (a file, a job state, a child process), never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {what} after {timeout:.0f} s")
+        time.sleep(every)
 
 
 @pytest.fixture(scope="session")

@@ -2,12 +2,9 @@
 with the others into one row, mean ± sd over the seeds, by `kluebook report` run there; and the
 Korean of the book is where the pages say it is."""
 
-import os
 import re
 import shutil
 import statistics
-import subprocess
-import sys
 
 from conftest import valid_record
 
@@ -37,7 +34,7 @@ def student_record(seed: int, macro_f1: float) -> dict:
     }
 
 
-def test_a_class_pools_its_seeds_into_mean_and_sd(tmp_path):
+def test_a_class_pools_its_seeds_into_mean_and_sd(kluebook, tmp_path):
     scores = {3: 61.0, 7: 64.0, 12: 70.0}
     for seed, value in scores.items():
         student = tmp_path / f"student-{seed}" / "results" / "smoke" / "ynat"
@@ -49,14 +46,7 @@ def test_a_class_pools_its_seeds_into_mean_and_sd(tmp_path):
     pooled.mkdir(parents=True)
     for path in tmp_path.glob("student-*/results/smoke/ynat/*.json"):
         shutil.copy(path, pooled)  # the course page's `cp uploads/*/... class/results/smoke/ynat/`
-    env = {**os.environ, "KLUEBOOK_ROOT": str(tmp_path / "class")}
-    result = subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", "report"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path / "class",
-    )
+    result = kluebook(tmp_path / "class", "report")
     assert result.returncode == 0, result.stderr
     table = (tmp_path / "class/book/_generated/results.md").read_text()
     rows = [row for row in table.split("<tr>") if "<code>kluebook/tiny-roberta</code>" in row]

@@ -9,15 +9,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-
-from kluebook.book import copy_sources
+from conftest import wait_for
 
 pytestmark = pytest.mark.slow
 distributed = pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")  # installed with the dask extra
 
 TASKS = "ynat,nli"
 SMALL = ["--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3"]
@@ -30,22 +29,6 @@ LOOPBACK = ("--host", "127.0.0.1", "--no-dashboard")
 WORKER_OPTIONS = ("--nthreads", "1", "--no-nanny", "--death-timeout", "60")
 
 
-def kluebook(root, *args, timeout=SWEEP_TIMEOUT, **popen):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    if popen:
-        return subprocess.Popen(command, env=env, cwd=root, text=True, **popen)
-    return subprocess.run(
-        command, capture_output=True, text=True, env=env, cwd=root, timeout=timeout
-    )
-
-
-def fresh_root(folder: Path) -> Path:
-    """A new book root with the sources of this checkout."""
-    folder.mkdir(parents=True)
-    return copy_sources(folder)
-
-
 def _address(scheduler_file: Path) -> str | None:
     try:
         return json.loads(scheduler_file.read_text())["address"]
@@ -53,20 +36,10 @@ def _address(scheduler_file: Path) -> str | None:
         return None
 
 
-def _wait(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise TimeoutError(f"no {what} after {timeout:.0f} s")
-
-
 class Cluster:
     """A scheduler and workers on 127.0.0.1, each in its own process group, killed at the end."""
 
-    def __init__(self, folder: Path, workers: int = 2):
+    def __init__(self, folder: Path, new_book, kluebook, workers: int = 2):
         self.folder = folder
         self.processes: dict[str, subprocess.Popen] = {}
         folder.mkdir(parents=True)
@@ -78,11 +51,11 @@ class Cluster:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        self.address = _wait(lambda: _address(scheduler_file), 60, "scheduler address")
+        self.address = wait_for(lambda: _address(scheduler_file), 60, "scheduler address")
         for index in range(1, workers + 1):
             name = f"w{index}"
-            root = fresh_root(folder / f"{name}-root")  # the worker's own checkout of the book
-            env = {**os.environ, **ONE_THREAD, "KLUEBOOK_ROOT": str(root)}
+            root = new_book(folder / f"{name}-root")  # the worker's own checkout of the book
+            env = kluebook.environment(root, ONE_THREAD)
             log = open(folder / f"{name}.log", "w")  # noqa: SIM115
             local = ("--name", name, "--local-directory", str(folder / f"{name}-dask"))
             self.processes[name] = subprocess.Popen(
@@ -105,6 +78,16 @@ class Cluster:
                     return workers[address]["name"], str(key)
         return None
 
+    def running_kernel(self, name: str) -> bool:
+        """Whether worker `name` has a notebook kernel running (it executes a run's cells)."""
+        for child in psutil.Process(self.processes[name].pid).children(recursive=True):
+            try:
+                if "ipykernel" in " ".join(child.cmdline()):
+                    return True
+            except psutil.NoSuchProcess:  # a child that ended meanwhile
+                continue
+        return False
+
     def kill(self, name: str) -> None:
         os.killpg(self.processes[name].pid, signal.SIGKILL)
         self.processes[name].wait(timeout=30)
@@ -123,8 +106,8 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(tmp_path):
-    started = Cluster(tmp_path / "cluster")
+def cluster(tmp_path, new_book, kluebook):
+    started = Cluster(tmp_path / "cluster", new_book, kluebook)
     yield started
     started.close()
 
@@ -148,15 +131,15 @@ def no_partial_files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*.tmp") if ".cache" not in p.parts]
 
 
-def test_a_dask_sweep_gives_the_records_of_a_local_sweep(tmp_path, cluster):
+def test_a_dask_sweep_gives_the_records_of_a_local_sweep(kluebook, new_book, tmp_path, cluster):
     sweep = ["run", "--tasks", TASKS, "--seeds", "1,2", "--quiet", *SMALL]
-    one_at_a_time = fresh_root(tmp_path / "local")
+    one_at_a_time = new_book(tmp_path / "local")
     local = kluebook(one_at_a_time, *sweep, "--threads", "1")
     assert local.returncode == 0, local.stdout[-2000:] + local.stderr[-2000:]
-    two_at_once = fresh_root(tmp_path / "jobs")
+    two_at_once = new_book(tmp_path / "jobs")
     jobs = kluebook(two_at_once, *sweep, "--jobs", "2", "--threads", "1")
     assert jobs.returncode == 0, jobs.stdout[-2000:] + jobs.stderr[-2000:]
-    submitted = fresh_root(tmp_path / "submitter")
+    submitted = new_book(tmp_path / "submitter")
     remote = kluebook(submitted, *sweep, "--executor", "dask", "--scheduler", cluster.address)
     assert remote.returncode == 0, remote.stdout[-2000:] + remote.stderr[-2000:]
     assert "4 succeeded, 0 skipped (up to date), 0 failed" in remote.stdout
@@ -178,9 +161,9 @@ def test_a_dask_sweep_gives_the_records_of_a_local_sweep(tmp_path, cluster):
     assert "0 succeeded, 4 skipped (up to date), 0 failed" in again.stdout
 
 
-def test_a_worker_killed_mid_sweep_has_its_run_rescheduled(tmp_path, cluster):
-    submitted = fresh_root(tmp_path / "submitter")
-    sweep = kluebook(
+def test_a_worker_killed_mid_sweep_has_its_run_rescheduled(kluebook, new_book, tmp_path, cluster):
+    submitted = new_book(tmp_path / "submitter")
+    sweep = kluebook.start(
         submitted,
         *["run", "--tasks", TASKS, "--seeds", "3,4", "--quiet", *SMALL],
         *["--executor", "dask", "--scheduler", cluster.address],
@@ -188,8 +171,9 @@ def test_a_worker_killed_mid_sweep_has_its_run_rescheduled(tmp_path, cluster):
         stderr=subprocess.PIPE,
     )
     try:
-        victim, key = _wait(cluster.worker_running_a_run, 300, "run in progress")
-        time.sleep(3)  # well inside the run: its kernel is up and executing
+        victim, key = wait_for(cluster.worker_running_a_run, 300, "run in progress")
+        # Well inside the run: its kernel is up and executing.
+        wait_for(lambda: cluster.running_kernel(victim), 300, f"kernel on {victim}")
         cluster.kill(victim)
         stdout, stderr = sweep.communicate(timeout=SWEEP_TIMEOUT)
     finally:

@@ -3,17 +3,13 @@ closure of the notebook's and the report's entry points, the task folder, the no
 records; never a list kept by hand."""
 
 import dataclasses
-import os
 import shutil
-import subprocess
-import sys
 import textwrap
 
 import nbformat
 import pytest
 
 from kluebook import book, code_closure, records
-from kluebook.book import copy_sources
 from kluebook.tasks import get_task
 
 
@@ -132,11 +128,11 @@ print("edited", write_generated_pages(), runner.run_state(spec))
 """
 
 
-def test_editing_a_notebooks_code_cell_re_renders_the_pages_marking_its_runs_stale(tmp_path):
-    root = copy_sources(tmp_path)
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    script = textwrap.dedent(NOTEBOOK_EDIT)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+def test_editing_a_notebooks_code_cell_re_renders_the_pages_marking_its_runs_stale(
+    kluebook, scratch_book
+):
+    root = scratch_book
+    done = kluebook.python(root, textwrap.dedent(NOTEBOOK_EDIT))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-4:] == [
         "first True current",

@@ -4,29 +4,17 @@ the runner started, records those runs as interrupted, never over a succeeded re
 runner exits 130."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
-import time
 
 import pytest
-
-from kluebook.book import copy_sources
+from conftest import wait_for
 
 pytestmark = pytest.mark.slow
 psutil = pytest.importorskip("psutil")  # installed with the dask extra
 
 # Runs long enough (about a minute each here) to be seen in progress and interrupted.
 SMALL = ["--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3", "--quiet"]
-
-
-def kluebook(root, *args, **popen):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    if popen:
-        return subprocess.Popen(command, env=env, cwd=root, text=True, **popen)
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root, timeout=600)
 
 
 def _kernels_of(pid: int) -> list:
@@ -45,34 +33,38 @@ def _kernels_of(pid: int) -> list:
     return kernels
 
 
-def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(tmp_path):
-    root = tmp_path / "book"
-    root.mkdir()
-    copy_sources(root)
+def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(kluebook, scratch_book):
+    root = scratch_book
     first = kluebook(root, "run", "--tasks", "ynat", "--seeds", "1", *SMALL)
     assert first.returncode == 0, first.stdout + first.stderr
     [kept] = (root / "results" / "smoke" / "ynat").glob("*seed1.json")
     succeeded = kept.read_text()
 
-    sweep = kluebook(
+    sweep = kluebook.start(
         root,
         *("run", "--tasks", "ynat", "--seeds", "1,2", "--jobs", "2", "--force", *SMALL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # Ctrl-C reaches it even where pytest was started with SIGINT ignored (`cmd &`, nohup).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     status = ("status", "--tasks", "ynat", "--seeds", "1,2", *SMALL[:-1])
-    deadline = time.monotonic() + 300
-    shown, kernels = "", []
-    while time.monotonic() < deadline:
-        shown = kluebook(root, *status).stdout
+    seen = {"status": ""}
+
+    def both_runs_logged_with_their_kernels():
+        shown = seen["status"] = kluebook(root, *status).stdout
         running = [line for line in shown.splitlines() if line.startswith("in progress: ")]
         logged = [line for line in running if "(nothing yet)" not in line]
         # A kernel that died while starting is started again (worker.KERNEL_STARTS): wait
         # until both runs have theirs.
         kernels = _kernels_of(sweep.pid)
-        if shown.startswith("2 run(s) in progress") and len(logged) == 2 and len(kernels) == 2:
-            break
-        time.sleep(0.5)
+        both = shown.startswith("2 run(s) in progress") and len(logged) == 2
+        return (shown, kernels) if both and len(kernels) == 2 else None
+
+    try:
+        shown, kernels = wait_for(both_runs_logged_with_their_kernels, 300, "two runs in progress")
+    except TimeoutError as error:
+        raise AssertionError(f"{error}; last status: {seen['status']}") from None
     assert shown.startswith("2 run(s) in progress"), shown
     assert ".cache/logs/ynat/" in shown
     assert len(kernels) == 2

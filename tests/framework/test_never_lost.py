@@ -4,9 +4,6 @@ report, `kluebook status` says which input changed, and a local checkpoint is na
 """
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import nbformat
@@ -15,7 +12,6 @@ from conftest import valid_record
 from pydantic import ValidationError
 
 from kluebook import aggregation, kept_notebook, records, runner
-from kluebook.book import copy_sources
 from kluebook.status_page import render_status
 
 # Stores a success made by older task code, then a failed rerun made by today's code, the way
@@ -44,12 +40,11 @@ print(runner.run_state(spec))
 """
 
 
-def test_a_failed_rerun_after_a_code_change_keeps_the_result_its_page_and_predictions(tmp_path):
-    root = copy_sources(tmp_path)
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    done = subprocess.run(
-        [sys.executable, "-c", SUCCEED_THEN_FAIL], capture_output=True, text=True, env=env
-    )
+def test_a_failed_rerun_after_a_code_change_keeps_the_result_its_page_and_predictions(
+    kluebook, scratch_book
+):
+    root = scratch_book
+    done = kluebook.python(root, SUCCEED_THEN_FAIL)
     assert done.returncode == 0, done.stderr
     state = done.stdout.strip().splitlines()[-1]
     assert state == (
@@ -166,7 +161,7 @@ def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_pa
     assert records.model_id(str(folder)) != name  # another checkpoint is another model
 
 
-def test_the_page_layout_is_rendered_again_from_the_kept_notebook(tmp_path):
+def test_the_page_layout_is_rendered_again_from_the_kept_notebook(kluebook, scratch_book):
     script = textwrap.dedent(
         """
         import time, nbformat
@@ -188,8 +183,6 @@ def test_the_page_layout_is_rendered_again_from_the_kept_notebook(tmp_path):
         print(nbformat.read(spec.notebook_path, as_version=4).cells[-1].source)
         """
     )
-    root = copy_sources(tmp_path)
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    done = kluebook.python(scratch_book, script)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("A NEW LINE OF THE CARD")  # no run executed again

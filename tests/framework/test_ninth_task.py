@@ -2,38 +2,22 @@
 `toy`, found through KLUEBOOK_TASKS_PATH, is listed, run, reported and scored."""
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
 import yaml
 
-from kluebook.book import copy_sources
 from kluebook.data import GENERATOR_VERSION
 from kluebook.tasks import get_task
 
 pytestmark = pytest.mark.slow
 
 
-def kluebook(root, tasks_path, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root), "KLUEBOOK_TASKS_PATH": str(tasks_path)}
-    env.pop("KLUEBOOK_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=root,
-    )
-
-
 @pytest.fixture(scope="module")
-def toy(tmp_path_factory):
+def toy(tmp_path_factory, new_book):
     """A book root and a folder of extra tasks holding `toy`, a renamed copy of YNAT."""
-    root = copy_sources(tmp_path_factory.mktemp("book"))
+    root = new_book(tmp_path_factory.mktemp("book"))
     tasks_path = tmp_path_factory.mktemp("extra-tasks")
     ynat = get_task("ynat")
     folder = tasks_path / "toy"
@@ -54,23 +38,31 @@ def toy(tmp_path_factory):
     return root, tasks_path
 
 
-def test_the_task_list_shows_the_new_task_as_ready(toy):
-    result = kluebook(*toy, "tasks")
+def on_path(tasks_path) -> dict[str, str]:
+    """The environment that finds the extra tasks in `tasks_path`."""
+    return {"KLUEBOOK_TASKS_PATH": str(tasks_path)}
+
+
+def test_the_task_list_shows_the_new_task_as_ready(kluebook, toy):
+    root, tasks_path = toy
+    result = kluebook(root, "tasks", env=on_path(tasks_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1].split()[:4] == ["toy", "Toy", "topics", "(TOY)"]
     assert result.stdout.rstrip().endswith("ready")
 
 
-def test_the_runner_report_and_scorer_pick_it_up(toy):
+def test_the_runner_report_and_scorer_pick_it_up(kluebook, toy):
     root, tasks_path = toy
     limits = ["--set", "train_limit=300", "--set", "dev_limit=100"]
-    run = kluebook(root, tasks_path, "run", "--tasks", "toy", "--seeds", "1", "--quiet", *limits)
+    run = kluebook(
+        root, "run", "--tasks", "toy", "--seeds", "1", "--quiet", *limits, env=on_path(tasks_path)
+    )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     (path,) = (root / "results/smoke/toy").glob("*.json")
     record = json.loads(path.read_text())
     assert record["status"] == "succeeded" and record["task"] == "toy"
 
-    report = kluebook(root, tasks_path, "report")
+    report = kluebook(root, "report", env=on_path(tasks_path))
     assert report.returncode == 0, report.stderr
     results = (root / "book/_generated/results.md").read_text()
     assert 'title="Toy topics (TOY)">TOY</a>' in results  # a column of the KLUE table
@@ -89,14 +81,21 @@ def test_the_runner_report_and_scorer_pick_it_up(toy):
     gold = root / "toy_dev_first_100.json"
     gold.write_text(json.dumps(dev[:100], ensure_ascii=False))
     scored = kluebook(
-        root, tasks_path, "score", "toy", "--gold", str(gold), "--pred", record["predictions"]
+        root,
+        "score",
+        "toy",
+        "--gold",
+        str(gold),
+        "--pred",
+        record["predictions"],
+        env=on_path(tasks_path),
     )
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout) == record["metrics"]
 
 
-def test_without_the_extra_path_the_task_is_unknown(toy):
+def test_without_the_extra_path_the_task_is_unknown(kluebook, toy):
     root, _ = toy
-    result = kluebook(root, "", "score", "toy", "--pred", "x.jsonl")
+    result = kluebook(root, "score", "toy", "--pred", "x.jsonl", env=on_path(""))
     assert result.returncode == 2
     assert "unknown task 'toy'" in result.stderr

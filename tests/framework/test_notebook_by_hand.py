@@ -1,7 +1,6 @@
 """A task notebook run by hand, as book/reproduce.md shows it (papermill from the checkout's
 root), writes nothing into the checkout that git would show."""
 
-import os
 import subprocess
 import sys
 
@@ -12,13 +11,12 @@ from kluebook.paths import CHECKOUT
 pytestmark = pytest.mark.slow
 
 
-def test_a_notebook_run_by_hand_leaves_the_checkout_clean(tmp_path):
+def test_a_notebook_run_by_hand_leaves_the_checkout_clean(kluebook, tmp_path):
     if not (CHECKOUT / ".git").exists():
         pytest.skip("not a git checkout: nothing to clone")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(CHECKOUT), str(clone)], check=True)
-    env = {**os.environ, "KLUEBOOK_ROOT": str(clone), "PYTHONPATH": str(clone / "src")}
-    env.pop("KLUEBOOK_CACHE", None)
+    env = kluebook.environment(clone, {"PYTHONPATH": str(clone / "src")})
     (clone / "outputs").mkdir()  # the page's `mkdir -p outputs`
     small = ["-p", "train_limit", "100", "-p", "dev_limit", "40", "-p", "epochs", "1"]
     ran = subprocess.run(

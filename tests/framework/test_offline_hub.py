@@ -6,8 +6,6 @@ check that touched the network would fail even on a machine with internet.
 """
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -51,18 +49,9 @@ def ynat_data_dir(tmp_path):
     return folder
 
 
-def python(code: str, env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120
-    )
-
-
-def kluebook_cli(env: dict, *args: str) -> subprocess.CompletedProcess:
-    return python("from kluebook.cli import main; main()", env, *args)
-
-
-def check(model: str, env: dict) -> subprocess.CompletedProcess:
-    return python(
+def check(kluebook, root, model: str, env: dict):
+    return kluebook.python(
+        root,
         "from kluebook.checkpoints import check_hub_model\n"
         "from kluebook.errors import KluebookError\n"
         "try:\n"
@@ -70,53 +59,62 @@ def check(model: str, env: dict) -> subprocess.CompletedProcess:
         "except KluebookError as error:\n"
         "    print(error)\n"
         "    raise SystemExit(2)\n",
-        env,
+        env=env,
     )
 
 
-def test_a_cached_model_passes_offline(offline_env):
-    result = check(CACHED, offline_env)
+def test_a_cached_model_passes_offline(kluebook, book_sources, offline_env):
+    result = check(kluebook, book_sources, CACHED, offline_env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
 
 
-def test_an_uncached_model_fails_offline_in_one_line(offline_env):
-    result = check(UNCACHED, offline_env)
+def test_an_uncached_model_fails_offline_in_one_line(kluebook, book_sources, offline_env):
+    result = check(kluebook, book_sources, UNCACHED, offline_env)
     assert result.returncode == 2, result.stderr
     assert result.stdout.strip() == NOT_CACHED
 
 
-def test_preflight_of_a_paper_run_passes_offline_with_a_cached_model(offline_env, ynat_data_dir):
+def test_preflight_of_a_paper_run_passes_offline_with_a_cached_model(
+    kluebook, book_sources, offline_env, ynat_data_dir
+):
     # Preflight checks the data before the models, so the data must be there for the model
     # check to be reached; preflight starts no run.
-    result = python(
+    result = kluebook.python(
+        book_sources,
         "from kluebook import runner\n"
         f"specs = runner.plan('paper', tasks=['ynat'], models=[{CACHED!r}],\n"
         f"                    data_source='official', data_dir={str(ynat_data_dir)!r})\n"
         "runner.preflight(specs)\n",
-        offline_env,
+        env=offline_env,
     )
     assert result.returncode == 0, result.stderr
 
 
-def test_the_cli_reports_an_uncached_model_offline(offline_env, ynat_data_dir):
-    result = kluebook_cli(
-        offline_env,
+def test_the_cli_reports_an_uncached_model_offline(
+    kluebook, book_sources, offline_env, ynat_data_dir
+):
+    result = kluebook(
+        book_sources,
         *("run", "--profile", "paper", "--tasks", "ynat", "--models", UNCACHED),
         *("--data-source", "official", "--data-dir", str(ynat_data_dir)),
+        env=offline_env,
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == f"error: {NOT_CACHED}"
 
 
-def test_the_cli_with_a_cached_model_offline_fails_on_missing_data(offline_env, tmp_path):
+def test_the_cli_with_a_cached_model_offline_fails_on_missing_data(
+    kluebook, book_sources, offline_env, tmp_path
+):
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = kluebook_cli(
-        offline_env,
+    result = kluebook(
+        book_sources,
         *("run", "--profile", "paper", "--tasks", "ynat", "--models", CACHED),
         *("--data-source", "official", "--data-dir", str(empty)),
+        env=offline_env,
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 2, result.stderr

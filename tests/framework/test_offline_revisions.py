@@ -7,12 +7,9 @@ HF_ENDPOINT points at a closed local port, so any query of the hub would fail.""
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from kluebook.book import copy_sources
 from kluebook.data import generated_data_dir
 from kluebook.tasks import get_task
 
@@ -80,22 +77,11 @@ def offline(home) -> dict:
     }
 
 
-def kluebook(root, env, *args):
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    env = {**env, "KLUEBOOK_ROOT": str(root)}
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root, timeout=600)
-
-
-def fresh_root(folder):
-    folder.mkdir()
-    return copy_sources(folder)
-
-
 @pytest.mark.slow
-def test_an_offline_run_pins_the_cached_model_and_dataset(caches, tmp_path):
-    root = fresh_root(tmp_path / "book")
+def test_an_offline_run_pins_the_cached_model_and_dataset(kluebook, caches, scratch_book):
+    root = scratch_book
     run = ("run", "--tasks", "ynat", "--models", MODEL, "--data-source", "hub", "--seeds", "1")
-    result = kluebook(root, offline(caches), *run, *SMALL)
+    result = kluebook(root, *run, *SMALL, env=offline(caches))
     assert result.returncode == 0, result.stdout + result.stderr
     [path] = (root / "results" / "smoke" / "ynat").glob("*.json")
     record = json.loads(path.read_text())
@@ -107,15 +93,17 @@ def test_an_offline_run_pins_the_cached_model_and_dataset(caches, tmp_path):
     page = (root / record["notebook"]).read_text()
     assert f"--model-revision {MODEL_COMMIT} --data-revision {DATA_COMMIT}" in page
     # The same command again: up to date, as the commits are the same.
-    again = kluebook(root, offline(caches), *run, *SMALL)
+    again = kluebook(root, *run, *SMALL, env=offline(caches))
     assert "0 succeeded, 1 skipped" in again.stdout, again.stdout + again.stderr
 
 
-def test_a_dataset_missing_offline_fails_in_one_line_before_any_run(caches, tmp_path):
-    root = fresh_root(tmp_path / "book")
+def test_a_dataset_missing_offline_fails_in_one_line_before_any_run(
+    kluebook, caches, scratch_book, tmp_path
+):
+    root = scratch_book
     env = {**offline(caches), "HF_DATASETS_CACHE": str(tmp_path / "empty")}
     run = ("run", "--tasks", "ynat", "--models", MODEL, "--data-source", "hub", "--seeds", "1")
-    result = kluebook(root, env, *run)
+    result = kluebook(root, *run, env=env)
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "error: dataset klue/klue/ynat is not in the local datasets cache (HF_HUB_OFFLINE=1): "
@@ -124,11 +112,11 @@ def test_a_dataset_missing_offline_fails_in_one_line_before_any_run(caches, tmp_
     assert not (root / "results" / "smoke").exists()
 
 
-def test_a_revision_not_in_the_caches_fails_in_one_line(caches, tmp_path):
-    root = fresh_root(tmp_path / "book")
+def test_a_revision_not_in_the_caches_fails_in_one_line(kluebook, caches, scratch_book):
+    root = scratch_book
     run = ("run", "--tasks", "ynat", "--models", MODEL, "--data-source", "hub", "--seeds", "1")
-    model = kluebook(root, offline(caches), *run, "--model-revision", "3" * 40)
+    model = kluebook(root, *run, "--model-revision", "3" * 40, env=offline(caches))
     assert model.stderr.strip().startswith(f"error: model {MODEL!r} at revision {'3' * 40} is not")
-    data = kluebook(root, offline(caches), *run, "--data-revision", "v1.0")
+    data = kluebook(root, *run, "--data-revision", "v1.0", env=offline(caches))
     assert data.stderr.strip().startswith("error: dataset klue/klue/ynat at revision v1.0 is not")
     assert model.returncode == data.returncode == 2

@@ -9,14 +9,10 @@ after step 43 of 44.
 """
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from kluebook.book import copy_sources
 from kluebook.official_trainer import lightning_evaluation_steps
 from kluebook.recipes import SWITCH_DEFAULTS
 from kluebook.tasks import get_task
@@ -25,15 +21,8 @@ from kluebook.tiny_model import build_tiny_model
 pytestmark = pytest.mark.slow
 
 
-def kluebook(root, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    env.pop("KLUEBOOK_CACHE", None)
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root)
-
-
-def test_a_paper_run_records_its_switches_and_its_last_evaluation(tmp_path):
-    root = copy_sources(tmp_path)
+def test_a_paper_run_records_its_switches_and_its_last_evaluation(kluebook, scratch_book):
+    root = scratch_book
     task = get_task("ynat")
     data = root / "klue-data"
     generated = task.module.generate(seed=0)

@@ -13,16 +13,12 @@ where Lightning 1.1 would have made it. What each run scored is printed (`pytest
 
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 import time
 
 import pytest
 from conftest import standin_checkpoint
 
-from kluebook.book import copy_sources
 from kluebook.data import HUB_SPLITS, generated_data_dir
 from kluebook.official_trainer import lightning_evaluation_steps
 from kluebook.paths import KLUE_DATA
@@ -85,17 +81,10 @@ def texts_of(value) -> list[str]:
     return []
 
 
-def kluebook(root, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    env.pop("KLUEBOOK_CACHE", None)
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root)
-
-
 @pytest.fixture(scope="module")
-def book(tmp_path_factory):
+def book(tmp_path_factory, new_book):
     """A scratch book with every task's data and the two stand-in checkpoints."""
-    root = copy_sources(tmp_path_factory.mktemp("paper"))
+    root = new_book(tmp_path_factory.mktemp("paper"))
     origin = lay_out_data(root / "klue-data")
     corpus = []
     for task in TASKS:
@@ -109,7 +98,7 @@ def book(tmp_path_factory):
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t.name for t in TASKS])
-def test_the_paper_profile_runs_with_both_checkpoint_shapes(book, task, capsys):
+def test_the_paper_profile_runs_with_both_checkpoint_shapes(kluebook, book, task, capsys):
     root, origin = book
     started = time.time()
     result = kluebook(

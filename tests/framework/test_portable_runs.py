@@ -4,14 +4,12 @@ reuses, two runners at once, and paper records made with a local stand-in checkp
 book renders without executing anything."""
 
 import json
-import os
 import shutil
-import subprocess
 import sys
+from subprocess import PIPE
 
 import pytest
 
-from kluebook.book import copy_sources
 from kluebook.data import GENERATOR_VERSION
 from kluebook.tasks import get_task
 from kluebook.tiny_model import build_tiny_model
@@ -23,26 +21,15 @@ TUNED = "kluebook--tiny-roberta-dev_limit=60,learning_rate=0.002,train_limit=200
 RUN = ["run", "--tasks", "ynat", "--seeds", "1", "--quiet", *LIMITS]
 
 
-def kluebook(root, *args, wait=True):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    env.pop("KLUEBOOK_CACHE", None)
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    if not wait:
-        return subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root
-        )
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root)
-
-
 def records_under(root, profile="smoke"):
     folder = root / "results" / profile / "ynat"
     return {p.name: json.loads(p.read_text()) for p in folder.glob("*.json")}
 
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory):
+def book(tmp_path_factory, new_book, kluebook):
     """A book root where ynat ran with the default recipe and with another learning rate."""
-    root = copy_sources(tmp_path_factory.mktemp("first-clone"))
+    root = new_book(tmp_path_factory.mktemp("first-clone"))
     default = kluebook(root, *RUN)
     tuned = kluebook(root, *RUN, "--set", "learning_rate=0.002")
     for result in (default, tuned):
@@ -50,7 +37,7 @@ def book(tmp_path_factory):
     return root
 
 
-def test_a_default_and_an_overridden_run_coexist_as_two_rows(book):
+def test_a_default_and_an_overridden_run_coexist_as_two_rows(kluebook, book):
     found = records_under(book)
     assert set(found) == {DEFAULT, TUNED}  # every override is spelled out in the name
     assert found[TUNED]["recipe"]["learning_rate"] == 0.002
@@ -74,7 +61,7 @@ def test_records_and_executed_notebooks_carry_no_path_of_the_machine(book):
         assert sys.prefix not in text, path
 
 
-def test_a_copy_at_another_path_reuses_every_run(book, tmp_path):
+def test_a_copy_at_another_path_reuses_every_run(kluebook, book, tmp_path):
     moved = tmp_path / "second-clone"
     shutil.copytree(book, moved, symlinks=True)
     again = kluebook(moved, *RUN)
@@ -82,9 +69,9 @@ def test_a_copy_at_another_path_reuses_every_run(book, tmp_path):
     assert "0 succeeded, 1 skipped (up to date), 0 failed" in again.stdout
 
 
-def test_two_runners_at_once_run_a_run_once(book):
+def test_two_runners_at_once_run_a_run_once(kluebook, book):
     args = ["run", "--tasks", "ynat", "--seeds", "5", "--quiet", *LIMITS]
-    first, second = kluebook(book, *args, wait=False), kluebook(book, *args, wait=False)
+    first, second = (kluebook.start(book, *args, stdout=PIPE, stderr=PIPE) for _ in range(2))
     outputs = [process.communicate(timeout=900) for process in (first, second)]
     assert [first.returncode, second.returncode] == [0, 0], outputs
     summaries = sorted(stdout.strip().splitlines()[-1] for stdout, _ in outputs)
@@ -97,7 +84,7 @@ def test_two_runners_at_once_run_a_run_once(book):
     assert record["status"] == "succeeded"
 
 
-def test_paper_records_of_a_stand_in_checkpoint_render_without_running(book):
+def test_paper_records_of_a_stand_in_checkpoint_render_without_running(kluebook, book):
     task = get_task("ynat")
     data_dir = book / f".cache/data/generated-v{GENERATOR_VERSION}"
     titles = [r["title"] for r in json.loads((data_dir / task.files["train"]).read_text())]

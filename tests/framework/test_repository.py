@@ -2,10 +2,7 @@
 set-repository` writes it into the files that cannot read the configuration (the notebooks'
 Colab install cell, the READMEs), and a book whose copies disagree is refused before any run."""
 
-import os
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
@@ -27,25 +24,14 @@ def book_root(tmp_path):
     return tmp_path
 
 
-def kluebook_cli(root, *args):
-    environment = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment,
-    )
-
-
 def test_the_checkout_spells_out_only_the_configured_address():
     assert repository.configured_url(ROOT).startswith("https://")
     assert len(repository.spelling_files(ROOT)) == 2 + 8  # two READMEs, eight notebooks
     assert repository.disagreements(ROOT) == []
 
 
-def test_set_repository_writes_the_address_everywhere_once(book_root):
-    result = kluebook_cli(book_root, "set-repository", FORK + "/")
+def test_set_repository_writes_the_address_everywhere_once(kluebook, book_root):
+    result = kluebook(book_root, "set-repository", FORK + "/")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == f"repository: {FORK} (11 files changed)"
     assert repository.configured_url(book_root) == FORK
@@ -55,7 +41,7 @@ def test_set_repository_writes_the_address_everywhere_once(book_root):
         assert first.splitlines()[-1].strip() == repository.install_line(FORK)
     readme = (book_root / "README.md").read_text(encoding="utf-8")
     assert f'pip install "kluebook @ git+{FORK}"' in readme
-    again = kluebook_cli(book_root, "set-repository", FORK)
+    again = kluebook(book_root, "set-repository", FORK)
     assert again.stdout.strip() == f"repository: {FORK} (0 files changed)"
 
 
@@ -70,11 +56,11 @@ def test_a_hand_edited_configuration_is_refused_naming_the_fix(book_root):
     assert message.endswith(f"run `kluebook set-repository {FORK}`")
 
 
-def test_the_book_is_refused_before_any_run_while_an_address_disagrees(book_root):
+def test_the_book_is_refused_before_any_run_while_an_address_disagrees(kluebook, book_root):
     notebook = book_root / "notebooks" / "nli.ipynb"
     text = notebook.read_text(encoding="utf-8")
     notebook.write_text(text.replace(repository.configured_url(book_root), FORK))
-    result = kluebook_cli(book_root, "book", "--tasks", "nli")
+    result = kluebook(book_root, "book", "--tasks", "nli")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "error: notebooks/nli.ipynb installs kluebook from another address than _config.yml's "
@@ -85,8 +71,8 @@ def test_the_book_is_refused_before_any_run_while_an_address_disagrees(book_root
 
 
 @pytest.mark.parametrize("url", ["ftp://example.org/x", "github.com/a/b", "https://x y/z"])
-def test_an_address_that_is_not_https_is_refused(book_root, url):
-    result = kluebook_cli(book_root, "set-repository", url)
+def test_an_address_that_is_not_https_is_refused(kluebook, book_root, url):
+    result = kluebook(book_root, "set-repository", url)
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: repository URL {url!r} is not an https:// address")
     assert repository.configured_url(book_root) == repository.configured_url(ROOT)

@@ -1,20 +1,10 @@
 """Bad run options are refused in one line before any run starts: values of the wrong type or
 range, refused recipe combinations, and a model folder that is not there."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from kluebook import runner
 from kluebook.errors import KluebookError
-
-
-def kluebook(root, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root, timeout=120)
 
 
 @pytest.mark.parametrize(
@@ -24,14 +14,14 @@ def kluebook(root, *args):
         ("learning_rate=-1", "error: learning_rate must be > 0, got -1"),
     ],
 )
-def test_a_bad_value_is_one_line_before_any_run(tmp_path, setting, message):
+def test_a_bad_value_is_one_line_before_any_run(kluebook, tmp_path, setting, message):
     result = kluebook(tmp_path, "run", "--tasks", "ynat", "--seeds", "1", "--set", setting)
     assert result.returncode == 2
     assert result.stderr.strip() == message
     assert not (tmp_path / "results").exists() and not (tmp_path / "book").exists()
 
 
-def test_a_model_folder_that_is_not_there_is_named(tmp_path):
+def test_a_model_folder_that_is_not_there_is_named(kluebook, tmp_path):
     result = kluebook(tmp_path, "run", "--tasks", "ynat", "--models", "./no/such/model")
     assert result.returncode == 2
     assert result.stderr.strip() == "error: model ./no/such/model: no such folder"

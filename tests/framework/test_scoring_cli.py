@@ -1,8 +1,6 @@
 """`kluebook score`: JSON on stdout, one-line errors naming the guid, non-zero exit."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -15,14 +13,6 @@ from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
 
 
-def kluebook(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-    )
-
-
 @pytest.fixture
 def gold_file(tmp_path):
     path = tmp_path / "ynat-v1.1_dev.json"
@@ -30,12 +20,12 @@ def gold_file(tmp_path):
     return path
 
 
-def test_gold_as_prediction_scores_100(gold_file, tmp_path):
+def test_gold_as_prediction_scores_100(kluebook, book_sources, gold_file, tmp_path):
     pred = tmp_path / "pred.jsonl"
     write_jsonl(
         pred, [{"guid": r["guid"], "label": r["label"]} for r in ynat.read_official(gold_file)]
     )
-    result = kluebook("score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
+    result = kluebook(book_sources, "score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"macro_f1": 100.0}
 
@@ -52,18 +42,22 @@ def test_gold_as_prediction_scores_100(gold_file, tmp_path):
         ),
     ],
 )
-def test_bad_predictions_get_a_one_line_error(gold_file, tmp_path, edit, message):
+def test_bad_predictions_get_a_one_line_error(
+    kluebook, book_sources, gold_file, tmp_path, edit, message
+):
     rows = [{"guid": r["guid"], "label": r["label"]} for r in ynat.read_official(gold_file)]
     pred = tmp_path / "pred.jsonl"
     write_jsonl(pred, edit(rows))
-    result = kluebook("score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
+    result = kluebook(book_sources, "score", "ynat", "--gold", str(gold_file), "--pred", str(pred))
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
 
 
-def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_file, tmp_path):
+def test_score_matches_the_official_macro_f1_on_the_real_dev_file(
+    kluebook, book_sources, klue_file, tmp_path
+):
     from sklearn.metrics import f1_score
 
     gold_path = klue_file("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json")
@@ -76,13 +70,13 @@ def test_score_matches_the_official_macro_f1_on_the_real_dev_file(klue_file, tmp
     write_jsonl(
         pred, [{"guid": r["guid"], "label": p} for r, p in zip(gold, predicted, strict=True)]
     )
-    result = kluebook("score", "ynat", "--gold", str(gold_path), "--pred", str(pred))
+    result = kluebook(book_sources, "score", "ynat", "--gold", str(gold_path), "--pred", str(pred))
     official = 100 * f1_score([r["label"] for r in gold], predicted, average="macro")
     assert json.loads(result.stdout)["macro_f1"] == pytest.approx(official, abs=1e-9)
 
 
-def test_unknown_task_is_rejected(tmp_path):
-    result = kluebook("score", "topics", "--pred", str(tmp_path / "x.jsonl"))
+def test_unknown_task_is_rejected(kluebook, book_sources, tmp_path):
+    result = kluebook(book_sources, "score", "topics", "--pred", str(tmp_path / "x.jsonl"))
     assert result.returncode == 2 and "unknown task 'topics'" in result.stderr
 
 
@@ -114,26 +108,28 @@ def _run(task, profile: str, model: str, tmp_path):
     ],
 )
 def test_a_run_and_kluebook_score_agree_given_the_runs_switches(
-    ner_files, profile, model, settings
+    kluebook, book_sources, ner_files, profile, model, settings
 ):
     task, gold, folder = ner_files
     run = _run(task, profile, model, folder)
     inside = run.score(gold, read_jsonl(folder / "with_boundary.jsonl"))
     args = ["score", "ner", "--gold", str(folder / "ner_dev.tsv")]
-    result = kluebook(*args, "--pred", str(folder / "with_boundary.jsonl"), *settings)
+    result = kluebook(book_sources, *args, "--pred", str(folder / "with_boundary.jsonl"), *settings)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == inside
     assert inside["char_f1"] < 100.0  # the boundary prediction is scored
 
 
-def test_a_switch_changes_the_scoring_only_where_it_is_passed(ner_files):
+def test_a_switch_changes_the_scoring_only_where_it_is_passed(kluebook, book_sources, ner_files):
     task, gold, folder = ner_files
     args = ["score", "ner", "--gold", str(folder / "ner_dev.tsv"), "--pred"]
-    plain = kluebook(*args, str(folder / "plain.jsonl"))
+    plain = kluebook(book_sources, *args, str(folder / "plain.jsonl"))
     assert plain.returncode == 0, plain.stderr
     assert json.loads(plain.stdout)["char_f1"] == 100.0
     # A paper run scores the boundary tags: its predictions must carry them, here and in the run.
-    refused = kluebook(*args, str(folder / "plain.jsonl"), "--set", "ner_boundary_tags=model")
+    refused = kluebook(
+        book_sources, *args, str(folder / "plain.jsonl"), "--set", "ner_boundary_tags=model"
+    )
     assert refused.returncode == 2
     assert "(ner_boundary_tags: model): give each line its `boundary` tags" in refused.stderr
     paper_run = _run(task, "paper", "klue/roberta-base", folder)
@@ -150,8 +146,10 @@ def test_a_switch_changes_the_scoring_only_where_it_is_passed(ner_files):
     ],
 )
 def test_a_switch_the_task_lacks_or_a_value_it_refuses_is_one_line(
-    tmp_path, task, setting, message
+    kluebook, book_sources, tmp_path, task, setting, message
 ):
-    result = kluebook("score", task, "--pred", str(tmp_path / "x.jsonl"), "--set", setting)
+    result = kluebook(
+        book_sources, "score", task, "--pred", str(tmp_path / "x.jsonl"), "--set", setting
+    )
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -11,13 +11,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-from kluebook.book import copy_sources
+from conftest import wait_for
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("dask_jobqueue")
@@ -123,11 +121,10 @@ class SingleNodeSlurm:
         self.env = {**os.environ, "SLURM_CONF": str(conf)}
         subprocess.run(["slurmctld", "-i"], env=self.env, check=True, timeout=30)
         subprocess.run(["slurmd"], env=self.env, check=True, timeout=30)
-        deadline = time.monotonic() + 60
-        while self.squeue_node_state() != "idle":
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the Slurm node is not idle after 60 s: {self.logs()}")
-            time.sleep(0.5)
+        try:
+            wait_for(lambda: self.squeue_node_state() == "idle", 60, "idle Slurm node")
+        except TimeoutError as error:
+            raise TimeoutError(f"{error}: {self.logs()}") from None
 
     def squeue_node_state(self) -> str:
         found = subprocess.run(
@@ -171,22 +168,6 @@ def slurm(tmp_path_factory):
     started.stop()
 
 
-def kluebook(root: Path, *args, env: dict | None = None, **popen):
-    env = {**(env or os.environ), "KLUEBOOK_ROOT": str(root)}
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    if popen:
-        return subprocess.Popen(command, env=env, cwd=root, text=True, **popen)
-    return subprocess.run(
-        command, capture_output=True, text=True, env=env, cwd=root, timeout=SWEEP_TIMEOUT
-    )
-
-
-def fresh_root(folder: Path) -> Path:
-    """A new book root with the sources of this checkout."""
-    folder.mkdir(parents=True)
-    return copy_sources(folder)
-
-
 def comparable(root: Path) -> dict[str, dict]:
     return {
         f"{path.parent.name}/{path.name}": {
@@ -199,10 +180,12 @@ def comparable(root: Path) -> dict[str, dict]:
 RESUBMIT_S = 45
 
 
-def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(slurm, tmp_path):
+def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(
+    kluebook, new_book, slurm, tmp_path
+):
     started = time.monotonic()
-    slurm_root = fresh_root(tmp_path / "slurm-root")
-    sweep = kluebook(
+    slurm_root = new_book(tmp_path / "slurm-root")
+    sweep = kluebook.start(
         slurm_root,
         *SWEEP,
         *SLURM,
@@ -210,34 +193,51 @@ def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(slurm, tmp_pat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    # Once both jobs run, cancel one mid-sweep: a job is submitted again in its place.
+    # Once both jobs run and their workers have taken a run each (its in-progress marker is in
+    # the book root they share), cancel one mid-sweep: a job is submitted again in its place.
     seen: set[str] = set()
-    cancelled = None
-    cancelled_at = 0.0
-    deadline = time.monotonic() + SWEEP_TIMEOUT
-    while sweep.poll() is None and time.monotonic() < deadline:
+    markers = slurm_root / ".cache" / "in-progress"
+
+    def watch() -> dict[str, str]:
+        """This Slurm's jobs and their states, each job remembered in `seen`."""
         jobs = slurm.jobs()
         seen.update(jobs)
-        running = sorted(job for job, state in jobs.items() if state == "RUNNING")
-        if cancelled is None and len(running) == 2:
-            time.sleep(5)  # the workers connect and take a run each
-            cancelled = running[0]
-            subprocess.run(["scancel", cancelled], env=slurm.env, check=True)
-            cancelled_at = time.monotonic()
-        time.sleep(1)
-    stdout, stderr = sweep.communicate(timeout=60)
+        return jobs
+
+    def two_runs_on_two_jobs() -> list[str] | str | None:
+        if sweep.poll() is not None:
+            return "ended"
+        running = sorted(job for job, state in watch().items() if state == "RUNNING")
+        taken = len(list(markers.glob("*/*.json")))
+        return running if len(running) == 2 and taken == 2 else None
+
+    def sweep_ended() -> bool:
+        watch()
+        return sweep.poll() is not None
+
+    try:
+        running = wait_for(two_runs_on_two_jobs, SWEEP_TIMEOUT, "two runs on two Slurm jobs")
+        assert running != "ended", f"the sweep ended before two jobs ran a run each: {seen}"
+        cancelled = running[0]
+        subprocess.run(["scancel", cancelled], env=slurm.env, check=True)
+        cancelled_at = time.monotonic()
+        wait_for(sweep_ended, SWEEP_TIMEOUT, "end of the sweep")
+        stdout, stderr = sweep.communicate(timeout=60)
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
     slurm_s = time.monotonic() - started
     assert sweep.returncode == 0, stdout + stderr + slurm.logs()
     assert "2 succeeded, 0 skipped (up to date), 0 failed" in stdout
-    assert cancelled is not None, f"never saw two running jobs: {sorted(seen)}"
-    # The cancelled job's run executed elsewhere (2 succeeded); a job is submitted again in its
-    # place when the sweep outlives the keeper's resubmission (about 25 s after the cancel).
-    if time.monotonic() - cancelled_at > RESUBMIT_S:
-        assert len(seen) >= 3, f"no job was submitted again after {cancelled} was cancelled: {seen}"
+    # The cancelled job's run executed elsewhere (2 succeeded), so the sweep outlives the
+    # keeper's resubmission (about 25 s after the cancel) and a job is submitted in its place.
+    outlived = time.monotonic() - cancelled_at
+    assert outlived > RESUBMIT_S, f"the sweep ended {outlived:.0f} s after the cancel: too short"
+    assert len(seen) >= 3, f"no job was submitted again after {cancelled} was cancelled: {seen}"
     assert not slurm.jobs(), "the sweep left Slurm jobs behind"
     assert not list(slurm_root.glob("slurm-*.out")), "Slurm logs were written into the book root"
 
-    local_root = fresh_root(tmp_path / "local-root")
+    local_root = new_book(tmp_path / "local-root")
     local = kluebook(local_root, *SWEEP, "--threads", "1")
     assert local.returncode == 0, local.stdout + local.stderr
     found = comparable(slurm_root)

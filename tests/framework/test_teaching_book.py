@@ -3,14 +3,10 @@ page has Colab and Binder buttons that open notebooks/<task>.ipynb (a file of th
 each run page ends with three exercises and collapsed solutions (labels unique per run), the
 install cell is not shown, and the Korean summaries, glossary and course page are in the HTML."""
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from kluebook.book import copy_sources
 from kluebook.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 
@@ -18,21 +14,9 @@ pytestmark = pytest.mark.slow
 LINK = re.compile(r'href="(https://(?:colab\.research\.google\.com|mybinder\.org)/[^"]+)"')
 
 
-def kluebook(root, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    env.pop("KLUEBOOK_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=root,
-    )
-
-
 @pytest.fixture(scope="module")
-def html(tmp_path_factory):
-    root = copy_sources(tmp_path_factory.mktemp("book"))
+def html(tmp_path_factory, new_book, kluebook):
+    root = new_book(tmp_path_factory.mktemp("book"))
     limits = ["--set", "train_limit=100", "--set", "dev_limit=40"]
     ran = kluebook(root, "run", "--tasks", "ynat", "--seeds", "1,2", "--quiet", *limits)
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]

@@ -94,9 +94,9 @@ def test_collate_pads_words_with_ignored_targets(tokenizer, records):
     assert batch["heads"].shape == (4, max(sizes))
     assert batch["word_mask"].sum(dim=1).tolist() == sizes
     short = sizes.index(min(sizes))
-    if min(sizes) < max(sizes):
-        assert batch["heads"][short, -1] == batch["labels"][short, -1] == IGNORE_INDEX
-        assert batch["pos_ids"][short, -1] == POS_PAD_ID
+    assert min(sizes) < max(sizes)  # the batch pads its shortest sentence
+    assert batch["heads"][short, -1] == batch["labels"][short, -1] == IGNORE_INDEX
+    assert batch["pos_ids"][short, -1] == POS_PAD_ID
 
 
 def test_official_sizes_are_the_defaults(tokenizer):

@@ -65,6 +65,7 @@ def test_answers_from_padded_logits_ignore_the_padding(records, tokenizer):
         [row[:n] for row, n in zip(ends, lengths, strict=True)],
     )
     assert answers == unpadded
+    assert {record["is_impossible"] for record in records} == {True, False}  # both kinds
     for record in records:
         if record["is_impossible"]:
             assert answers[record["guid"]] == ""

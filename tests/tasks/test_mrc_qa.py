@@ -154,6 +154,7 @@ def test_gold_logits_on_generated_data_give_the_gold_spans():
     predictions = qa.predict_answers(records, windows, starts, ends)
     # A tiny vocabulary glues particles to answers ("부산에서" is one token), so the predicted
     # span is the gold answer widened to whole tokens: it contains the gold and lies in the context.
+    assert {record["is_impossible"] for record in records} == {True, False}  # both kinds
     for record in records:
         predicted = predictions[record["guid"]]
         if record["is_impossible"]:

@@ -1,15 +1,11 @@
 """`kluebook compare`: two predictions files, two configurations of a sweep, and its errors."""
 
 import json
-import os
 import random
-import subprocess
-import sys
 
 import pytest
 from typer.testing import CliRunner
 
-from kluebook.book import copy_sources
 from kluebook.cli import app
 from kluebook.tasks import get_task
 
@@ -60,19 +56,12 @@ def test_mismatched_guids_or_tasks_are_one_line_errors(files):
     assert other_task.exit_code != 0 and "not a YNAT file" in str(other_task.exception)
 
 
-def _kluebook(root, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    env.pop("KLUEBOOK_CACHE", None)
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=root)
-
-
 @pytest.mark.slow
-def test_two_configurations_of_the_learning_rate_sweep(tmp_path):
+def test_two_configurations_of_the_learning_rate_sweep(kluebook, scratch_book):
     """Three tiny ynat runs of the shipped sweep, one seed each; their records carry intervals."""
-    root = copy_sources(tmp_path)
+    root = scratch_book
     limits = ["--set", "train_limit=200", "--set", "dev_limit=80"]
-    ran = _kluebook(
+    ran = kluebook(
         root,
         "run",
         "--matrix",
@@ -92,7 +81,7 @@ def test_two_configurations_of_the_learning_rate_sweep(tmp_path):
         assert interval["low"] <= record["metrics"]["macro_f1"] <= interval["high"]
         assert record["bootstrap"]["unit"] == "headline"
     labels = sorted(r["config"] for r in records)
-    compared = _kluebook(root, "compare", labels[0], labels[1], "--task", "ynat")
+    compared = kluebook(root, "compare", labels[0], labels[1], "--task", "ynat")
     assert compared.returncode == 0, compared.stderr
     lines = compared.stdout.splitlines()
     assert lines[0] == f"ynat: A = {labels[0]} (1 seed), B = {labels[1]} (1 seed)"
@@ -100,7 +89,7 @@ def test_two_configurations_of_the_learning_rate_sweep(tmp_path):
     assert lines[-1].startswith("Macro F1") and lines[-1].endswith(
         ("A is better", "B is better", "not distinguishable with this dev set")
     )
-    unknown = _kluebook(root, "compare", labels[0], "nope", "--task", "ynat")
+    unknown = kluebook(root, "compare", labels[0], "nope", "--task", "ynat")
     assert unknown.returncode == 2 and "no succeeded ynat run of 'nope'" in unknown.stderr
 
 
