@@ -65,11 +65,11 @@ def test_an_invalid_outcome_is_that_runs_failure_and_the_others_are_stored(tmp_p
     assert [s.name for s in summary.failed] == [first]
     assert sorted(s.seed for s in summary.succeeded) == [2, 3] and not executor.cancelled
     failure = records.parse_record(specs[0].failure_path)
-    assert failure["status"] == "failed"
-    assert failure["error"].startswith("storing the run failed: ValidationError")
+    assert failure.status == "failed"
+    assert failure.error.startswith("storing the run failed: ValidationError")
     assert not specs[0].record_path.exists()
     for spec in specs[1:]:
-        assert records.parse_record(spec.record_path)["metrics"] == {"macro_f1": 1.0}
+        assert records.parse_record(spec.record_path).outcome.metrics == {"macro_f1": 1.0}
         assert not spec.notebook_path.exists()  # the report renders the pages, not the run
 
 
@@ -94,7 +94,7 @@ def test_a_full_disk_while_storing_one_run_fails_only_that_run(tmp_path, monkeyp
     assert [s.name for s in summary.failed] == [first.name] and not executor.cancelled
     assert len(summary.succeeded) == 2
     failure = records.parse_record(first.failure_path)
-    assert "OSError" in failure["error"] and "No space left on device" in failure["error"]
+    assert "OSError" in failure.error and "No space left on device" in failure.error
     assert first.record_path.read_text() == kept  # the last success, its predictions and page
     predictions = first.record_path.with_suffix(".predictions.jsonl")
     assert predictions.read_text() == '{"guid": "earlier"}\n'
