@@ -7,7 +7,6 @@ import koreanize_matplotlib  # noqa: F401  (registers a Hangul font with matplot
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from sklearn.metrics import ConfusionMatrixDisplay, auc, precision_recall_curve
 
 
 def label_distribution(splits: dict[str, Sequence[str]], labels: Sequence[str], title: str = ""):
@@ -59,6 +58,9 @@ def training_curve(history: pd.DataFrame, metric: str, metric_label: str):
 
 def confusion_matrix(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]):
     """Row-normalised confusion matrix: each row shows where one gold class went."""
+    # Imported here: sklearn (and scipy with it) costs a WoS or MRC kernel seconds it never uses.
+    from sklearn.metrics import ConfusionMatrixDisplay
+
     fig, ax = plt.subplots(figsize=(6, 5))
     ConfusionMatrixDisplay.from_predictions(
         gold,
@@ -133,6 +135,8 @@ def precision_recall_curves(
 
     The legend gives each curve's area by the trapezoidal rule, as in the official AUPRC.
     """
+    from sklearn.metrics import auc, precision_recall_curve  # here: see `confusion_matrix`
+
     scores = np.asarray(probs, dtype=float)
     gold_array = np.asarray(gold)
     fig, ax = plt.subplots(figsize=(6, 4.5))

@@ -208,3 +208,18 @@ def test_a_run_is_sent_with_the_inputs_it_is_later_checked_against():
         _, sent = runner.run_request(spec)
         assert sent == runner.spec_inputs(spec)
         assert sent.notebook == records.current_code(spec.task)["notebook"]
+
+
+def test_runs_at_once_start_costliest_first_by_their_last_wall_time_else_their_task(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
+    specs = runner.plan("smoke", tasks=["ynat", "mrc", "wos"])
+    declared = sorted(specs, key=lambda s: -s.task.smoke_cost_s)  # stable: seeds stay in order
+    assert [s.task.smoke_cost_s for s in declared] != [s.task.smoke_cost_s for s in specs]
+    assert runner.costliest_first(specs) == declared
+    slowest = max(s.task.smoke_cost_s for s in specs)
+    ynat_seed2 = specs[1]
+    record = valid_record({"task": "ynat", "seed": 2, "wall_time_s": 2 * slowest})
+    records.write_record(ynat_seed2.record_path, record)
+    assert runner.costliest_first(specs) == [ynat_seed2, *(s for s in declared if s != ynat_seed2)]

@@ -85,6 +85,7 @@ class Task:
     predictions: dict
     switches: dict  # its own recipe switches: name -> {choices (official first), smoke, does}
     smoke_data: dict = field(default_factory=dict)
+    smoke_cost_s: float = 0.0  # kernel CPU s of one smoke run, measured: the runner's estimate
 
     @property
     def module(self) -> TaskModule:
@@ -171,6 +172,7 @@ def load_task(folder: Path) -> Task:
             predictions=entry["predictions"],
             switches=_switches(entry.get("switches", {})),
             smoke_data=entry.get("smoke_data", {}),
+            smoke_cost_s=float(entry.get("smoke_cost_s", 0.0)),
         )
     except (KeyError, TypeError) as error:
         raise KluebookError(
