@@ -3,7 +3,7 @@ and each task's run time and smoke score against its floor; with --against, the 
 commit first, one after the other on this machine, and the ratio of the two.
 
     python benchmarks/book_build.py [--repo .] [--jobs 2] [--install] [--workdir DIR]
-    python benchmarks/book_build.py --against 53c4b11 [--jobs 2]
+    python benchmarks/book_build.py --against 53c4b11 [--jobs 2] [--tasks wos,ynat]
 
 It clones the repository (its committed state, HEAD) into a scratch folder, then times what
 `make book` does there: `kluebook book --jobs N --quiet` (every smoke run of configs/smoke.yaml,
@@ -16,7 +16,8 @@ it needs the package index or a wheel cache). --workdir reuses a clone already t
 so nothing is shared), then HEAD, and prints both figures and HEAD's share of the commit's. Wall
 time depends on what else the machine runs; the CPU seconds (of the whole build: every process it
 started, kernels and the site build included; and of the kernels alone, from the run records)
-depend on it much less, so both are printed.
+depend on it much less, so both are printed. --tasks builds the book with those tasks' runs only
+(the site still has every page), for a quicker comparison of what changed in them.
 """
 
 import argparse
@@ -95,7 +96,9 @@ def clone_at(repo: Path, dest: Path, commit: str | None = None) -> Path:
     return dest
 
 
-def build_book(clone: Path, label: str, jobs: int, install: bool) -> tuple[Build, str]:
+def build_book(
+    clone: Path, label: str, jobs: int, install: bool, tasks: str | None = None
+) -> tuple[Build, str]:
     """`kluebook book` twice in `clone` (from scratch, then with nothing changed)."""
     env = {**os.environ, "KLUEBOOK_ROOT": str(clone)}
     env.pop("KLUEBOOK_CACHE", None)
@@ -111,7 +114,7 @@ def build_book(clone: Path, label: str, jobs: int, install: bool) -> tuple[Build
         env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
         installed = "not timed (this environment reused; --install to time it)"
     command = [python, "-c", "from kluebook.cli import main; main()", "book"]
-    command += ["--jobs", str(jobs), "--quiet"]
+    command += ["--jobs", str(jobs), "--quiet", *(["--tasks", tasks] if tasks else [])]
 
     first_s, first_cpu, first = timed(command, clone, env)
     second_s, _, second = timed(command, clone, env)
@@ -171,6 +174,7 @@ def main() -> None:
     parser.add_argument("--install", action="store_true", help="time creating the clone's .venv")
     parser.add_argument("--workdir", type=Path, help="an existing clone to use instead")
     parser.add_argument("--against", metavar="COMMIT", help="build this commit first, compare")
+    parser.add_argument("--tasks", help="only these tasks' runs (default: the whole smoke book)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch clones")
     args = parser.parse_args()
     if args.against and args.workdir:
@@ -185,9 +189,11 @@ def main() -> None:
     builds = []
     if args.against:
         clone = clone_at(args.repo, scratch / "against" / "kluebook", args.against)
-        builds.append(build_book(clone, f"{args.against} (--against)", args.jobs, args.install))
+        label = f"{args.against} (--against)"
+        builds.append(build_book(clone, label, args.jobs, args.install, args.tasks))
     clone = args.workdir.resolve() if args.workdir else clone_at(args.repo, scratch / "kluebook")
-    builds.append(build_book(clone, f"{head or 'HEAD'} (HEAD)", args.jobs, args.install))
+    label = f"{head or 'HEAD'} (HEAD)"
+    builds.append(build_book(clone, label, args.jobs, args.install, args.tasks))
 
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
