@@ -58,7 +58,8 @@ def training_curve(history: pd.DataFrame, metric: str, metric_label: str):
 
 def confusion_matrix(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]):
     """Row-normalised confusion matrix: each row shows where one gold class went."""
-    # Imported here: sklearn (and scipy with it) costs a WoS or MRC kernel seconds it never uses.
+    # Imported here: sklearn (and scipy with it) would cost every kernel seconds of start-up,
+    # and some tasks draw neither this figure nor the PR curves.
     from sklearn.metrics import ConfusionMatrixDisplay
 
     fig, ax = plt.subplots(figsize=(6, 5))
