@@ -21,7 +21,7 @@ SOURCES = ("generated", "official", "hub")
 HUB_DATASET = "klue/klue"
 HUB_SPLITS = {"train": "train", "dev": "validation"}
 # Bump when a generator or a task's `smoke_data` sizes change, so cached smoke data is rebuilt.
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 GENERATOR_SEED = 0
 
 

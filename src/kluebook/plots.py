@@ -11,7 +11,6 @@ import koreanize_matplotlib  # noqa: F401  (registers a Hangul font with matplot
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from sklearn.metrics import ConfusionMatrixDisplay, auc, precision_recall_curve
 
 
 def label_distribution(splits: dict[str, Sequence[str]], labels: Sequence[str], title: str = ""):
@@ -63,6 +62,10 @@ def training_curve(history: pd.DataFrame, metric: str, metric_label: str):
 
 def confusion_matrix(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]):
     """Row-normalised confusion matrix: each row shows where one gold class went."""
+    # Imported here: sklearn (and scipy with it) would cost every kernel seconds of start-up,
+    # and some tasks draw neither this figure nor the PR curves.
+    from sklearn.metrics import ConfusionMatrixDisplay
+
     fig, ax = plt.subplots(figsize=(6, 5))
     ConfusionMatrixDisplay.from_predictions(
         gold,
@@ -140,6 +143,8 @@ def precision_recall_curves(
 
     `probs` is (examples, labels). The areas are by the trapezoidal rule, as in the official AUPRC.
     """
+    from sklearn.metrics import auc, precision_recall_curve  # here: see `confusion_matrix`
+
     scores = np.asarray(probs, dtype=float)
     gold_array = np.asarray(gold)
     fig, ax = plt.subplots(figsize=(6, 4.5))

@@ -611,7 +611,7 @@ def _run_at_once(specs, force, executor, summary) -> None:
     pool = ThreadPoolExecutor(max_workers=min(len(specs), executor.concurrency) or 1)
     futures = {
         pool.submit(execute, spec, force, False, bar.write, executor.produce): spec
-        for spec in specs
+        for spec in costliest_first(specs)
     }
     try:
         for future in as_completed(futures):
@@ -630,6 +630,22 @@ def _run_at_once(specs, force, executor, summary) -> None:
     finally:
         bar.close()
     pool.shutdown()
+
+
+def costliest_first(specs: list[RunSpec]) -> list[RunSpec]:
+    """The order in which runs start when several run at once: the costliest first, so that no
+    long run starts last and ends alone. A run's cost is the wall time of its last record
+    (success or failure) where it has one, else its task's declared `smoke_cost_s`; ties keep
+    the plan's order."""
+
+    def cost(spec: RunSpec) -> float:
+        for path in (spec.record_path, spec.failure_path):
+            record = records.read_record(path)
+            if record is not None and record.wall_time_s:
+                return record.wall_time_s
+        return spec.task.smoke_cost_s
+
+    return sorted(specs, key=cost, reverse=True)
 
 
 def _detail(spec: RunSpec, outcome: str) -> str:

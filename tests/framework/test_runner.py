@@ -220,3 +220,18 @@ def test_one_options_value_plans_the_runs_a_command_asks_for(tmp_path):
     elsewhere = dataclasses.replace(options, data_source="official", data_dir=str(tmp_path))
     with pytest.raises(KluebookError, match="lacks the ynat files"):  # checked before any run
         runner.prepare(elsewhere)
+
+
+def test_runs_at_once_start_costliest_first_by_their_last_wall_time_else_their_task(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
+    specs = runner.plan("smoke", tasks=["ynat", "mrc", "wos"])
+    declared = sorted(specs, key=lambda s: -s.task.smoke_cost_s)  # stable: seeds stay in order
+    assert [s.task.smoke_cost_s for s in declared] != [s.task.smoke_cost_s for s in specs]
+    assert runner.costliest_first(specs) == declared
+    slowest = max(s.task.smoke_cost_s for s in specs)
+    ynat_seed2 = specs[1]
+    record = valid_record({"task": "ynat", "seed": 2, "wall_time_s": 2 * slowest})
+    records.write_record(ynat_seed2.record_path, record)
+    assert runner.costliest_first(specs) == [ynat_seed2, *(s for s in declared if s != ynat_seed2)]

@@ -140,6 +140,35 @@ def test_greedy_decoding_without_targets(data, tokenizer):
     assert len(states) == sum(len(user_states(d)) for d in data["dev"])
 
 
+def test_greedy_decoding_stops_once_every_value_has_ended_and_decodes_the_same(data, tokenizer):
+    slots = slot_names(data["train"])
+    batch = trade.collate(
+        trade.turn_examples(data["dev"], tokenizer, slots, max_length=128), tokenizer.pad_token_id
+    )
+    special = tokenizer.all_special_ids
+    full = _model(tokenizer, slots).eval()
+    stopping = _model(tokenizer, slots).eval()
+    stopping.stop_ids = torch.tensor(sorted(special))
+    with torch.no_grad():
+        # Every decoder output is all ones (update gate shut, candidate saturated) and only
+        # [SEP]'s embedding points along it: every value ends with [SEP] at the first step.
+        for model in (full, stopping):
+            model.gru.bias_hh_l0[: model.gru.hidden_size] = 0  # reset gate open
+            model.gru.bias_ih_l0[model.gru.hidden_size : 2 * model.gru.hidden_size] = -50
+            model.gru.bias_ih_l0[2 * model.gru.hidden_size :] = 50
+            model.generate_switch.bias.fill_(50)
+            model.embedding.weight[:] = 0
+            model.embedding.weight[tokenizer.sep_token_id] = 1
+        outputs = [m(batch["input_ids"], batch["attention_mask"]) for m in (full, stopping)]
+    assert outputs[0]["point_probs"].shape[2] == trade.MAX_DECODE_STEPS
+    assert outputs[1]["point_probs"].shape[2] == 1
+    states = [
+        trade.predicted_states(tokenizer, slots, o["gate_logits"], o["point_probs"])
+        for o in outputs
+    ]
+    assert states[0] == states[1]
+
+
 @pytest.mark.parametrize("padding", ["summed", "masked"])
 def test_slot_name_embeddings_add_the_pad_rows_only_when_summed(data, tokenizer, padding):
     by_length = sorted(data["ontology"], key=lambda s: len(trade.slot_token_ids(tokenizer, [s])[0]))

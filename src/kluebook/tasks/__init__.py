@@ -57,6 +57,7 @@ class Task:
     switches: dict  # its own recipe switches: name -> {choices (official first), smoke, does}
     smoke_data: dict = field(default_factory=dict)
     resampling_unit: ResamplingUnit = field(default_factory=ResamplingUnit)
+    smoke_cost_s: float = 0.0  # kernel CPU s of one smoke run, measured: the runner's estimate
 
     @property
     def module(self) -> TaskModule:
@@ -188,6 +189,7 @@ def load_task(folder: Path) -> Task:
         switches={name: switch.model_dump() for name, switch in entry.switches.items()},
         smoke_data=dict(entry.smoke_data),
         resampling_unit=entry.resampling_unit,
+        smoke_cost_s=entry.smoke_cost_s,
     )
 
 

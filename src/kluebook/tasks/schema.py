@@ -82,6 +82,7 @@ class TaskEntry(_Entry):
     recipe: RecipeEntry = RecipeEntry()
     smoke: dict[str, Any] = {}
     smoke_data: dict[str, Any] = {}
+    smoke_cost_s: float = 0.0  # kernel CPU s of one smoke run, measured: the runner's estimate
     smoke_floor: SmokeFloor
     predictions: PredictionsExample
     switches: dict[str, Switch] = {}

@@ -188,7 +188,7 @@ def _dialogue(rng: random.Random, guid: str) -> dict:
     return {"guid": guid, "domains": domains, "dialogue": turns}
 
 
-def generate(seed: int = 0, train_dialogues: int = 450, dev_dialogues: int = 120) -> dict:
+def generate(seed: int = 0, train_dialogues: int = 300, dev_dialogues: int = 120) -> dict:
     """Train and dev dialogues and the ontology, in the official WoS layout."""
     rng = random.Random(seed)
     return {

@@ -138,9 +138,12 @@ class Trade(nn.Module):
         slot_token_ids: Sequence[Sequence[int]],
         pad_id: int,
         slot_name_padding: str = SLOT_NAME_PADDINGS[0],
+        stop_ids: Sequence[int] = (),
     ):
         """`slot_name_padding`: `summed` (official) or `masked`, the recipe switch
-        `wos_slot_name_padding`."""
+        `wos_slot_name_padding`. `stop_ids`: the tokens a value ends at (`decode_value` stops at
+        the first special token); greedy decoding stops once every slot of every example has
+        written one, as later pieces are never read."""
         super().__init__()
         if slot_name_padding not in SLOT_NAME_PADDINGS:
             raise ValueError(f"slot_name_padding must be one of {SLOT_NAME_PADDINGS}")
@@ -161,6 +164,8 @@ class Trade(nn.Module):
         for index, ids in enumerate(slot_token_ids):
             slot_ids[index, : len(ids)] = torch.tensor(list(ids))
         self.register_buffer("slot_ids", slot_ids, persistent=False)
+        stops = torch.tensor(sorted(stop_ids), dtype=torch.long)
+        self.register_buffer("stop_ids", stops, persistent=False)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
         self.gru = nn.GRU(hidden, hidden, batch_first=True)
         self.generate_switch = nn.Linear(3 * hidden, 1)
@@ -191,7 +196,7 @@ class Trade(nn.Module):
 
         With targets, decoding runs for the target length and, in training mode, is teacher-forced
         for the whole batch with probability `teacher_forcing`; without them it is greedy for
-        `max_steps` steps.
+        `max_steps` steps, or until every slot has written one of `stop_ids`.
         """
         encoded = self.encoder(input_ids=input_ids, attention_mask=attention_mask)
         states = encoded.last_hidden_state  # (B, L, H)
@@ -210,6 +215,7 @@ class Trade(nn.Module):
         step_input = self._slot_embeddings().unsqueeze(0).expand(batch, -1, -1)  # (B, J, H)
         hidden = pooled.unsqueeze(1).expand(-1, num_slots, -1).reshape(1, batch * num_slots, -1)
         probabilities, gate_logits = [], None
+        ended = torch.zeros(batch, num_slots, dtype=torch.bool, device=input_ids.device)
         for step in range(steps):
             step_input = self.dropout(step_input)
             output, hidden = self.gru(
@@ -229,6 +235,10 @@ class Trade(nn.Module):
             mixed = switch * vocabulary + (1 - switch) * copying
             probabilities.append(mixed)
             next_ids = target_ids[:, :, step] if forced else mixed.argmax(dim=-1)
+            if target_ids is None and self.stop_ids.numel():
+                ended |= torch.isin(next_ids, self.stop_ids)
+                if bool(ended.all()):
+                    break
             step_input = self.embedding(next_ids)
         result = {"point_probs": torch.stack(probabilities, dim=2), "gate_logits": gate_logits}
         if target_ids is not None and gate_ids is not None:
@@ -316,11 +326,11 @@ class TurnCollator:
 
 
 class TradeTrainer(OrderedEvalTrainer):
-    """Evaluation decodes as at inference: greedy, `MAX_DECODE_STEPS` steps, no targets.
+    """Evaluation decodes as at inference: greedy, at most `MAX_DECODE_STEPS` steps, no targets.
 
-    Each evaluation batch gives the chosen gates (B, J) and value word pieces (B, J, T) as its
-    predictions and the gold gates as its labels (the Trainer computes metrics only with labels);
-    no dev loss is computed.
+    Each evaluation batch gives the chosen gates (B, J) and value word pieces (B, J, T; the pad
+    id after the step where decoding stopped) as its predictions and the gold gates as its
+    labels (the Trainer computes metrics only with labels); no dev loss is computed.
     """
 
     @staticmethod
@@ -331,7 +341,9 @@ class TradeTrainer(OrderedEvalTrainer):
         inputs = self._prepare_inputs(inputs)
         with torch.no_grad():
             output = model(inputs["input_ids"], inputs["attention_mask"])
-        predictions = (output["gate_logits"].argmax(-1), output["point_probs"].argmax(-1))
+        pieces = output["point_probs"].argmax(-1)  # (B, J, T): T < MAX_DECODE_STEPS if it stopped
+        pieces = functional.pad(pieces, (0, MAX_DECODE_STEPS - pieces.size(-1)), value=model.pad_id)
+        predictions = (output["gate_logits"].argmax(-1), pieces)
         return None, predictions, inputs["gate_ids"]
 
 
