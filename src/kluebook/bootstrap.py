@@ -23,16 +23,21 @@ Several seeds of one configuration are pooled by a two-stage bootstrap: each res
 seeds with replacement, then uses the same unit resample for all of them, and averages.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kluebook.errors import KluebookError
 from kluebook.metric_forms import Mean
 from kluebook.scoring import index_predictions
-from kluebook.tasks import Task
-from kluebook.tasks.interface import NO_SWITCHES
+from kluebook.switches import NO_SWITCHES
+
+if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
+    from kluebook.tasks import Task
 
 RESAMPLES = 1000
 SEED = 22

@@ -23,7 +23,7 @@ PARSING = threading.Lock()
 
 
 def module_file(name: str) -> Path | None:
-    """The file of a kluebook module or package (`kluebook.tasks.ynat.data`), None for a name
+    """The file of a kluebook module or package (`kluebook.tasks.<task>.data`), None for a name
     that is not one."""
     parts = name.split(".")
     if parts[0] != PACKAGE:

@@ -21,8 +21,8 @@ from kluebook.pooling import code_today, pooled
 from kluebook.recipes import record_switches
 from kluebook.records import DEFAULT_CONFIG, RunRecord
 from kluebook.scoring import index_predictions
+from kluebook.switches import NO_SWITCHES
 from kluebook.tasks import Task
-from kluebook.tasks.interface import NO_SWITCHES
 
 
 @dataclass

@@ -6,16 +6,21 @@ Three sources:
 - `hub`: the Hugging Face dataset `klue/klue` (data v1, its label orders mapped on load).
 """
 
+from __future__ import annotations
+
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json
 from kluebook.paths import CACHE
-from kluebook.tasks import Task
+
+if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
+    from kluebook.tasks import Task
 
 SOURCES = ("generated", "official", "hub")
 HUB_DATASET = "klue/klue"

@@ -16,7 +16,7 @@ from pathlib import Path
 from kluebook.errors import KluebookError
 from kluebook.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
 
-# The word for "nothing" in an answer: no answer (MRC), an empty dialogue state (WoS).
+# The word for "nothing" in an answer: no answer to a question, an empty dialogue state.
 NOTHING = "없음"
 # A value that matches no gold value, for the fallback of an unreadable answer.
 UNREADABLE = "(unparsable)"

@@ -8,12 +8,17 @@ task.yaml says otherwise; the smoke profile keeps the behaviour it had before th
 existed, and its speed-ups.
 """
 
+from __future__ import annotations
+
 from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING
 
 from kluebook.checkpoints import model_entry
 from kluebook.errors import KluebookError
 from kluebook.speed import SWITCHES as SPEED_SWITCHES
-from kluebook.tasks import Task
+
+if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
+    from kluebook.tasks import Task
 
 PROFILES = ("smoke", "paper")
 # The tiny stand-in starts from random weights: it needs a higher learning rate and more

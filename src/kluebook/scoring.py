@@ -7,15 +7,20 @@ run's recorded metrics equal what `kluebook score` prints for its predictions fi
 switches (`--set name=value`); a switch changes the scoring only where it is passed.
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kluebook.data import load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_jsonl
-from kluebook.tasks import Task
-from kluebook.tasks.interface import NO_SWITCHES
+from kluebook.switches import NO_SWITCHES
+
+if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
+    from kluebook.tasks import Task
 
 
 def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:

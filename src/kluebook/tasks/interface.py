@@ -4,15 +4,11 @@ to offer it: the recipe switches scoring reads, keys by guid, guids from hub pos
 Task modules import this, never the registry (`kluebook.tasks`), which imports them.
 """
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from types import MappingProxyType
 
-# A run's recipe switches, name -> value (`Recipe.switches()`), as scoring functions take them;
-# NO_SWITCHES where a caller passes none.
-Switches = Mapping[str, object]
-NO_SWITCHES: Switches = MappingProxyType({})
+from kluebook.switches import Switches
 
 
 def with_position_guids(task: str, records: Iterable[dict]) -> list[dict]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.tasks.interface import NO_SWITCHES, Switches
+from kluebook.switches import NO_SWITCHES, Switches
 
 from .metric import mrc_scores
 

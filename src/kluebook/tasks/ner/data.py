@@ -15,7 +15,8 @@ import numpy as np
 from kluebook.errors import KluebookError
 from kluebook.klue_tsv import read_sentence_blocks, write_sentence_blocks
 from kluebook.metric_forms import F1, class_counts
-from kluebook.tasks.interface import NO_SWITCHES, Switches, with_position_guids
+from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.tasks.interface import with_position_guids
 
 from .metric import ENTITY_TAGS, ENTITY_TYPES, TAGS, ner_scores, scoring_sequence, strict_entities
 

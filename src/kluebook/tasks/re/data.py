@@ -17,7 +17,7 @@ from kluebook.json_files import read_json, write_json
 from kluebook.klue_json import read_record_list, write_record_list
 from kluebook.metric_forms import F1, Auprc, class_counts
 from kluebook.predicted_labels import predicted_labels
-from kluebook.tasks.interface import NO_SWITCHES, Switches
+from kluebook.switches import NO_SWITCHES, Switches
 
 from .metric import NO_RELATION, auprc, micro_f1
 

@@ -16,7 +16,7 @@ import numpy as np
 from kluebook.errors import KluebookError
 from kluebook.klue_json import read_record_list, write_record_list
 from kluebook.metric_forms import F1, Pearson, class_counts
-from kluebook.tasks.interface import NO_SWITCHES, Switches
+from kluebook.switches import NO_SWITCHES, Switches
 
 from .metric import THRESHOLD, pearson_r, threshold_f1
 

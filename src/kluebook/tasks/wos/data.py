@@ -12,7 +12,7 @@ from pathlib import Path
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
 from kluebook.klue_json import read_record_list, write_record_list
-from kluebook.tasks.interface import NO_SWITCHES, Switches
+from kluebook.switches import NO_SWITCHES, Switches
 
 from .metric import joint_goal_accuracy, slot_f1
 

@@ -7,7 +7,7 @@ from kluebook.errors import KluebookError
 from kluebook.klue_json import read_record_list, write_record_list
 from kluebook.metric_forms import F1, class_counts
 from kluebook.predicted_labels import predicted_labels
-from kluebook.tasks.interface import NO_SWITCHES, Switches
+from kluebook.switches import NO_SWITCHES, Switches
 
 from .metric import macro_f1
 
