@@ -46,7 +46,7 @@ def parameters_table(spec, record: RunRecord | None = None, notebook: Path | Non
 
     A run with a `record` shows what it holds (its parameters, its resolved recipe) and the
     defaults of the `notebook` it executed, so a stale run's page never shows today's."""
-    declared = papermill.inspect_notebook(str(notebook or spec.task.notebook_path))
+    declared = papermill.inspect_notebook(str(notebook or spec.source_notebook))
     if record is not None and record.outcome is not None:
         used, recipe = record.parameters, record.outcome.recipe
     else:
