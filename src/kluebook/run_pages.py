@@ -83,7 +83,9 @@ def setting_text(value) -> str:
 
 def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
-    parts = ["kluebook", "run", "--profile", spec.profile, "--tasks", spec.task.name]
+    # A prompted run's matrix is the profile's prompted one (only prompted-smoke is shipped).
+    matrix = ["--matrix", f"prompted-{spec.profile}"] if spec.method == records.PROMPTED else []
+    parts = ["kluebook", "run", "--profile", spec.profile, *matrix, "--tasks", spec.task.name]
     model = records.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
         model = f"…/{model.split('@')[0]}"

@@ -108,7 +108,7 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     copy = SimpleNamespace(name="nli", folder=folder)
     before = (records.task_code_hash(copy), records.template_digest(copy))
     template = folder / "prompt.yaml"
-    template.write_text(template.read_text(encoding="utf-8").replace("답:", "정답:", 1))
+    template.write_text(template.read_text(encoding="utf-8") + "\n# an edit\n")
     assert records.task_code_hash(copy) == before[0]  # fine-tuned runs do not read it
     assert records.template_digest(copy) != before[1]
     root, _, fine_tuned = scratch
