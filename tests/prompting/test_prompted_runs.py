@@ -132,6 +132,8 @@ def test_compare_answers_for_a_fine_tuned_and_a_prompted_nli_configuration(scrat
     root, _, _ = scratch
     compared = kluebook(root, "compare", FINE_TUNED, PROMPTED, "--task", "nli")
     assert compared.returncode == 0, compared.stdout + compared.stderr
-    assert "accuracy" in compared.stdout
+    assert f"A = {FINE_TUNED} (1 seed), B = {PROMPTED} (1 seed)" in compared.stdout
+    assert "paired bootstrap over 10" in compared.stdout
+    (row,) = [line for line in compared.stdout.splitlines() if line.startswith("Accuracy")]
     verdicts = ("A is better", "B is better", "not distinguishable")
-    assert any(verdict in compared.stdout for verdict in verdicts), compared.stdout
+    assert any(verdict in row for verdict in verdicts), compared.stdout
