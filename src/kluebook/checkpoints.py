@@ -9,7 +9,7 @@ import yaml
 
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
-from kluebook.tiny_model import TINY_MODEL
+from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 UNLISTED = {"family": "unknown", "size": "base"}
 COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -40,7 +40,7 @@ def check_model(model: str, revision: str = "") -> str:
     reached (the tiny stand-in is built by the run itself). Returns the hub commit the model is
     pinned to: `revision` (a commit, tag or branch; "" for the current one) resolved; "" for a
     local folder or the stand-in, which take no revision."""
-    if model == TINY_MODEL or Path(model).is_dir():
+    if model in (TINY_MODEL, TINY_CAUSAL_LM) or Path(model).is_dir():
         if revision:
             raise KluebookError(f"--model-revision is for hub models, not {model}")
         return ""

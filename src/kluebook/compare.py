@@ -117,7 +117,7 @@ def from_records(task: Task, records: list[RunRecord], a: str, b: str, root: Pat
                 raise KluebookError(f"{name!r} seed {record.seed}: the record has no predictions")
             seeds.append(read_jsonl(root / record.predictions))
         label = f"{name} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''})"
-        switches = record_switches(task, runs[name][0].get("recipe", {}))
+        switches = record_switches(task, runs[name][0].outcome.recipe)
         sides.append(scored_side(task, label, gold, seeds, switches))
     return gold, sides
 

@@ -71,10 +71,9 @@ def clean(notebook, spec):
     cells hidden; cleaning twice changes nothing."""
     if "papermill" in notebook.metadata:  # where it ran from, without this machine's folders
         meta = notebook.metadata.papermill
+        source = spec.source_notebook
         meta.input_path = (
-            str(spec.task.notebook_path.relative_to(ROOT))
-            if (spec.task.notebook_path.is_relative_to(ROOT))
-            else spec.task.notebook_path.name
+            str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else source.name
         )
         meta.output_path = str(spec.notebook_path.relative_to(ROOT))
         for key in ("parameters", "default_parameters"):

@@ -22,11 +22,15 @@ from kluebook.bootstrap import run_intervals
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
+from kluebook.paths import scrub
+from kluebook.prompt_items import PromptItem, PromptTemplate
+from kluebook.prompting.answering import Answers
+from kluebook.prompting.render import render_prompt
 from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe
-from kluebook.scoring import score_predictions
+from kluebook.scoring import NO_SWITCHES, score_predictions
 from kluebook.speed import deviations
 from kluebook.tasks import Task, get_task
-from kluebook.tiny_model import TINY_MODEL
+from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
 # The parameters every task notebook declares in its `parameters` cell.
@@ -44,6 +48,21 @@ COMMON_PARAMETERS = (
 # What a run is pinned to on the hub: set by the runner (resolved to commits) or, in a notebook
 # run by hand, resolved here; "" for a local model or local data.
 REVISION_PARAMETERS = ("model_revision", "data_revision")
+# The parameters the prompted notebook declares (`start_prompted_run`).
+PROMPTED_PARAMETERS = (
+    "task",
+    "model",
+    "base_url",
+    "profile",
+    "data_source",
+    "data_dir",
+    "seed",
+    "shots",
+    "mode",
+    "train_limit",
+    "dev_limit",
+    "output_dir",
+)
 
 
 @dataclass
@@ -52,7 +71,7 @@ class Run:
 
     task: Task
     parameters: dict
-    recipe: Recipe
+    recipe: Recipe | None  # None for a prompted run, which trains nothing
     data_dir: Path | None
     output_dir: Path
     started: float = field(default_factory=time.time)
@@ -77,7 +96,11 @@ class Run:
     def score(self, gold: list[dict], predictions: list[dict]) -> dict:
         """The official metrics of prediction lines, computed as `kluebook score` computes them
         with this run's switches (`--set name=value` for each of the task's own)."""
-        return score_predictions(self.task, gold, predictions, self.recipe.switches())
+        return score_predictions(self.task, gold, predictions, self.switches)
+
+    @property
+    def switches(self) -> dict:
+        return self.recipe.switches() if self.recipe else NO_SWITCHES
 
 
 def start_run(task_name: str, namespace: dict) -> Run:
@@ -118,6 +141,53 @@ def start_run(task_name: str, namespace: dict) -> Run:
         data_dir=data_dir,
         output_dir=output_dir,
     )
+
+
+def start_prompted_run(namespace: dict) -> Run:
+    """`start_run` for the prompted notebook: check its parameters (`PROMPTED_PARAMETERS`),
+    resolve the data and, for a local model, its revision; seed the random generators."""
+    devices.keep_one_gpu()
+    missing = [name for name in PROMPTED_PARAMETERS if name not in namespace]
+    if missing:
+        raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
+    parameters = {name: namespace[name] for name in PROMPTED_PARAMETERS}
+    task = get_task(parameters["task"])
+    if type(parameters["shots"]) is not int or parameters["shots"] < 0:
+        raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
+    asked = namespace.get("model_revision") or ""
+    parameters["model_revision"] = (
+        "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
+    )
+    parameters["data_revision"] = (
+        hub_dataset_revision(task, namespace.get("data_revision") or "")
+        if parameters["data_source"] == "hub"
+        else ""
+    )
+    data_dir = data_dir_for(task, parameters["data_source"], parameters["data_dir"] or None)
+    output_dir = Path(parameters["output_dir"])
+    output_dir.mkdir(parents=True, exist_ok=True)
+    seed_everything(parameters["seed"])
+    transformers.logging.set_verbosity_error()
+    set_display_options()
+    return Run(task, parameters, None, data_dir, output_dir)
+
+
+def open_backend(
+    run: Run, template: PromptTemplate, demonstrations: list[PromptItem], items: list[PromptItem]
+):
+    """The run's language model: the server at `base_url` where one is given, else the local
+    causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
+    from kluebook.paths import CACHE
+    from kluebook.prompting.local_lm import open_local_lm
+    from kluebook.prompting.server_lm import ServerLM
+
+    parameters = run.parameters
+    if parameters["base_url"]:
+        cache = CACHE / "responses" / f"{records.model_slug(parameters['model'])}.sqlite"
+        return ServerLM(parameters["base_url"], parameters["model"], cache_path=cache)
+    texts = [render_prompt(template, demonstrations, item) for item in items]
+    texts += [item.answer for item in items]
+    return open_local_lm(parameters["model"], parameters["model_revision"], tiny_texts=texts)
 
 
 def set_display_options() -> None:
@@ -188,19 +258,68 @@ def finish_run(
     throughput is the training examples seen (train count x epochs) over the notebook's wall
     time so far, loading and evaluation included: a lower bound on the training speed.
     """
-    write_jsonl(run.output_dir / records.PREDICTIONS_FILE, predictions)
-    metrics = run.score(gold, predictions)
-    wall_time = time.time() - run.started
     seen = counts.get("train", 0) * run.recipe.as_dict().get("epochs", 0)
-    outcome = {
+    facts = {
         "model_revision": model_revision(run.model, checkpoint),
         "recipe": run.recipe.as_dict(),
         "deviations": deviations(run.recipe),
-        "metrics": metrics,
-        # intervals, bootstrap
-        **run_intervals(run.task, gold, predictions, metrics, run.recipe.switches()),
         "best_checkpoint": best,
         "last_checkpoint": last,
+    }
+    return write_outcome(run, gold, predictions, counts, facts, seen)
+
+
+def finish_prompted_run(
+    run: Run,
+    gold: list[dict],
+    answers: Answers,
+    template: PromptTemplate,
+    backend,
+    counts: dict,
+) -> dict:
+    """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
+    with the unparsable answers), and no checkpoint."""
+    parameters = run.parameters
+    provenance = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
+    provenance["model"] = records.model_id(parameters["model"])
+    mode = parameters["mode"] or template.mode
+    revision = provenance.get("revision") or ""
+    facts = {
+        "model_revision": revision
+        or ("built locally" if parameters["model"] == TINY_CAUSAL_LM else "unknown"),
+        "recipe": {
+            "shots": parameters["shots"],
+            "mode": mode,
+            "max_new_tokens": template.max_new_tokens,
+        },
+        "prompted": {
+            "shots": parameters["shots"],
+            "demonstration_seed": parameters["seed"],
+            "mode": mode,
+            "template_digest": records.template_digest(run.task),
+            "unparsable": answers.unparsable,
+            "backend": provenance,
+            "first_prompt": answers.first_prompt,
+            "first_answer": answers.first_answer,
+            "first_parsed": answers.predictions[0],
+        },
+    }
+    return write_outcome(run, gold, answers.predictions, counts, facts)
+
+
+def write_outcome(
+    run: Run, gold: list[dict], predictions: list[dict], counts: dict, facts: dict, seen: float = 0
+) -> dict:
+    """Score the predictions, write them and the run's outcome (its `facts`, then what every
+    run measures) to `output_dir`; return the outcome."""
+    write_jsonl(run.output_dir / records.PREDICTIONS_FILE, predictions)
+    metrics = run.score(gold, predictions)
+    wall_time = time.time() - run.started
+    outcome = {
+        **facts,
+        "metrics": metrics,
+        # intervals, bootstrap
+        **run_intervals(run.task, gold, predictions, metrics, run.switches),
         "counts": counts,
         "data_checksum": data_checksum(
             run.task, run.parameters["data_source"], run.data_dir, run.parameters["data_revision"]
@@ -213,7 +332,9 @@ def finish_run(
         # CPU seconds of the kernel so far, imports included: what a run costs, whatever else
         # the machine was doing (wall times stretch on a busy machine, this hardly does).
         "kernel_cpu_s": round(time.process_time(), 1),
-        "train_examples_per_second": round(seen / wall_time, 1) if wall_time > 0 else None,
+        "train_examples_per_second": (
+            round(seen / wall_time, 1) if run.recipe and wall_time > 0 else None
+        ),
         **peak_memory(),
     }
     write_json(run.output_dir / records.OUTCOME_FILE, outcome)

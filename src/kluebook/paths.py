@@ -36,6 +36,8 @@ ROOT = Path(os.environ.get("KLUEBOOK_ROOT") or CHECKOUT or Path.cwd())
 CONFIGS = PACKAGE / "configs"
 NOTEBOOKS = ROOT / "notebooks"
 PACKAGED_NOTEBOOKS = CHECKOUT / "notebooks" if CHECKOUT else PACKAGE / "notebooks"
+# The one notebook of every prompted run, parameterised by task (`kluebook.prompting`).
+PROMPTED_NOTEBOOK = PACKAGED_NOTEBOOKS / "prompted.ipynb"
 RESULTS = ROOT / "results"
 BOOK = ROOT / "book"
 RUNS = BOOK / "runs"

@@ -7,8 +7,9 @@ from collections import defaultdict
 from kluebook.records import RunRecord, current_code, stale_inputs
 from kluebook.tasks import all_tasks
 
-# The current code inputs of each task the records are of (None for a task that is gone).
-Today = dict[str, dict | None]
+# The current code inputs of each task and method the records are of (None for a task that is
+# gone): a prompted run executes another notebook than its task's fine-tuned runs.
+Today = dict[tuple[str, str], dict | None]
 
 
 def run_key(record: RunRecord) -> tuple:
@@ -17,15 +18,19 @@ def run_key(record: RunRecord) -> tuple:
 
 
 def code_today(records: list[RunRecord]) -> Today:
-    """`records.current_code` of each task the records are of (None for a task that is gone)."""
+    """`records.current_code` of each task and method the records are of (None for a task
+    that is gone)."""
     tasks = all_tasks()
-    names = {r.task for r in records}
-    return {name: current_code(tasks[name]) if name in tasks else None for name in names}
+    made = {(r.task, r.method) for r in records}
+    return {
+        (name, method): current_code(tasks[name], method) if name in tasks else None
+        for name, method in made
+    }
 
 
 def stale_reason(record: RunRecord, today: Today) -> str:
     """What changed since a record was made ("" for a current one), e.g. "task code"."""
-    return ", ".join(stale_inputs(record, today.get(record.task)))
+    return ", ".join(stale_inputs(record, today.get((record.task, record.method))))
 
 
 def _made_from(record: RunRecord) -> str:

@@ -30,15 +30,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from kluebook import __version__
 from kluebook.code_closure import PARSING, closure, file_imports, notebook_imports
+from kluebook.data import file_sha256
 from kluebook.errors import KluebookError
 from kluebook.json_files import read_json, write_json
-from kluebook.paths import CHECKOUT, RESULTS, ROOT, scrub
+from kluebook.paths import CHECKOUT, PROMPTED_NOTEBOOK, RESULTS, ROOT, scrub
+from kluebook.prompt_items import TEMPLATE_FILE
 from kluebook.repository import without_install_address
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
 OUTCOME_FILE = "outcome.json"
 PREDICTIONS_FILE = "predictions.jsonl"
+# How a run was made: a checkpoint fine-tuned by the task's notebook, or a language model
+# prompted by the prompted notebook (`PROMPTED_NOTEBOOK`).
+FINE_TUNED, PROMPTED = "fine-tuned", "prompted"
+Method = Literal["fine-tuned", "prompted"]
 LIBRARIES = (
     "torch",
     "transformers",
@@ -207,10 +213,15 @@ def task_imports(task) -> list[str]:
     return imported
 
 
-def run_modules(task) -> list[tuple[str, Path]]:
+def method_notebook(task, method: str = FINE_TUNED) -> Path:
+    """The notebook a run of `task` made by `method` executes."""
+    return PROMPTED_NOTEBOOK if method == PROMPTED else task.notebook_path
+
+
+def run_modules(task, method: str = FINE_TUNED) -> list[tuple[str, Path]]:
     """The shared modules a run of `task` executes: the import closure of what its notebook and
     its task folder import, apart from the modules of the task folder (`task_code_hash`)."""
-    notebook = task.notebook_path
+    notebook = method_notebook(task, method)
     entry = notebook_imports(notebook.read_text(encoding="utf-8")) if notebook.is_file() else ()
     own = f"kluebook.tasks.{task.name}"
     return [
@@ -220,26 +231,39 @@ def run_modules(task) -> list[tuple[str, Path]]:
     ]
 
 
-def shared_code_hash(task) -> str:
+def shared_code_hash(task, method: str = FINE_TUNED) -> str:
     """A hash of the shared modules a run of `task` executes (`run_modules`), by behaviour
     (`code_digest`)."""
-    return _digest_of(run_modules(task))
+    return _digest_of(run_modules(task, method))
 
 
 def task_code_hash(task) -> str:
-    """A hash of the task's folder: its code and task.yaml (which holds its version)."""
+    """A hash of the task's folder: its code and task.yaml (which holds its version); not its
+    prompt template, an input of prompted runs only (`template_digest`)."""
     files = [
         (f"task/{path.relative_to(task.folder).as_posix()}", path)
         for path in sorted(task.folder.rglob("*"))
-        if path.suffix in {".py", ".yaml"} and "__pycache__" not in path.parts
+        if path.suffix in {".py", ".yaml"}
+        and "__pycache__" not in path.parts
+        and path != task.folder / TEMPLATE_FILE
     ]
     return _digest_of(files)
 
 
-def run_code_hash(task) -> str:
+def template_digest(task) -> str:
+    """The SHA-256 of the task's prompt template, as it is on disk: an input of prompted runs."""
+    path = task.folder / TEMPLATE_FILE
+    if not path.is_file():
+        raise KluebookError(f"task {task.name!r} has no prompt template ({TEMPLATE_FILE})")
+    return file_sha256(path)
+
+
+def run_code_hash(task, method: str = FINE_TUNED) -> str:
     """A hash of the code a run of `task` executes: the shared run modules, the task's folder
-    and the package version."""
-    parts = [__version__, shared_code_hash(task), task_code_hash(task)]
+    (and, prompted, its template) and the package version."""
+    parts = [__version__, shared_code_hash(task, method), task_code_hash(task)]
+    if method == PROMPTED:
+        parts.append(template_digest(task))
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -276,16 +300,17 @@ class Inputs(BaseModel):
     shared_code: str
     task_version: int
     package: str
+    template: str | None = None  # the prompt template's digest; prompted runs only
 
     @property
     def fingerprint(self) -> str:
-        return text_digest(json.dumps(self.model_dump(), sort_keys=True))
+        return text_digest(json.dumps(self.model_dump(exclude_none=True), sort_keys=True))
 
     def changed(self, current: "Inputs | dict", parts: tuple[str, ...] | None = None) -> list[str]:
         """The inputs that differ from `current`, in words (`INPUT_NAMES`)."""
         now = current if isinstance(current, dict) else current.model_dump()
         mine = self.model_dump()
-        return [INPUT_NAMES[k] for k in parts or INPUT_NAMES if k in now and mine[k] != now[k]]
+        return [INPUT_NAMES[k] for k in parts or INPUT_NAMES if k in now and mine.get(k) != now[k]]
 
 
 INPUT_NAMES = {
@@ -296,38 +321,45 @@ INPUT_NAMES = {
     "shared_code": "shared code",
     "task_version": "task version",
     "package": "kluebook version",
+    "template": "prompt template",
 }
 # The inputs the report can check without the data: the code and notebook a record was made by.
-CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package")
+CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package", "template")
 
 
-def inputs(task, code: str, parameters: dict, data_checksum: str) -> Inputs:
-    """The inputs of a run of `task` with these parameters (`portable_parameters`) and data."""
+def inputs(
+    task, code: str, parameters: dict, data_checksum: str, method: str = FINE_TUNED
+) -> Inputs:
+    """The inputs of a run of `task` made by `method` with these parameters
+    (`portable_parameters`) and data."""
     return Inputs(
         notebook=text_digest(code),
         parameters=text_digest(json.dumps(parameters, sort_keys=True, ensure_ascii=False)),
         data=data_checksum,
         task_code=task_code_hash(task),
-        shared_code=shared_code_hash(task),
+        shared_code=shared_code_hash(task, method),
         task_version=task.version,
         package=__version__,
+        template=template_digest(task) if method == PROMPTED else None,
     )
 
 
-def current_code(task) -> dict:
-    """The code inputs (`CODE_INPUTS`) a run of `task` would be made from today."""
+def current_code(task, method: str = FINE_TUNED) -> dict:
+    """The code inputs (`CODE_INPUTS`) a run of `task` made by `method` would be made from
+    today."""
     return {
-        "notebook": text_digest(notebook_code(task.notebook_path)),
+        "notebook": text_digest(notebook_code(method_notebook(task, method))),
         "task_code": task_code_hash(task),
-        "shared_code": shared_code_hash(task),
+        "shared_code": shared_code_hash(task, method),
         "task_version": task.version,
         "package": __version__,
+        "template": template_digest(task) if method == PROMPTED else None,
     }
 
 
 def stale_inputs(record: "RunRecord", current: dict | None) -> list[str]:
     """The code inputs that changed since a record was made, in words; [] for a current one
-    (`current` is `current_code` of its task, None for a task that is gone)."""
+    (`current` is `current_code` of its task and method, None for a task that is gone)."""
     if current is None:
         return ["task"]
     return record.inputs.changed(current, CODE_INPUTS)
@@ -367,6 +399,22 @@ class Gpu(BaseModel):
     name: str
 
 
+class Prompted(BaseModel):
+    """How a prompted run asked its model (`kluebook.prompting`) and what it could not read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    shots: int  # demonstrations before every query, drawn from train
+    demonstration_seed: int  # the seed of that draw
+    mode: Literal["rank", "generate"]
+    template_digest: str  # SHA-256 of the task's prompt.yaml
+    unparsable: int  # answers the task's parser could not read, scored as wrong
+    backend: dict[str, Any]  # the backend's provenance, no path of this machine
+    first_prompt: str  # the first dev item's prompt as the model was given it
+    first_answer: str  # its raw answer
+    first_parsed: dict[str, Any]  # its prediction line
+
+
 class Outcome(BaseModel):
     """What a notebook hands over when it finishes (`notebook.finish_run`, outcome.json)."""
 
@@ -391,6 +439,7 @@ class Outcome(BaseModel):
     peak_gpu_memory_mb: float | None = None
     intervals: dict[str, Interval] | None = None  # bootstrap intervals of the metrics
     bootstrap: Bootstrap | None = None
+    prompted: Prompted | None = None  # a prompted run's prompting
 
 
 # The configuration of a run made with its profile's recipe (no sweep, no --set).
@@ -414,6 +463,7 @@ class RunRecord(BaseModel):
     profile: str
     seed: int
     data_source: str
+    method: Method = FINE_TUNED
     config: str = DEFAULT_CONFIG
     overrides: dict[str, Any] = {}
     parameters: dict[str, Any]
@@ -472,8 +522,11 @@ class RunRecord(BaseModel):
 
     def as_dict(self) -> dict:
         """The record as its file holds it: the facts, then the outcome's fields, the GPUs
-        among the facts, None left out."""
+        among the facts, None left out, and the method only for a prompted run (a fine-tuned
+        run's file is as records have always been)."""
         flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"outcome"})
+        if flat["method"] == FINE_TUNED:
+            del flat["method"]
         if self.outcome is not None:
             flat.update(self.outcome.model_dump(mode="json", exclude_none=True))
         return {k: flat[k] for k in sorted(flat, key=_FILE_LAYOUT.index)}

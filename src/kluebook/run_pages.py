@@ -46,7 +46,7 @@ def parameters_table(spec, record: RunRecord | None = None, notebook: Path | Non
 
     A run with a `record` shows what it holds (its parameters, its resolved recipe) and the
     defaults of the `notebook` it executed, so a stale run's page never shows today's."""
-    declared = papermill.inspect_notebook(str(notebook or spec.task.notebook_path))
+    declared = papermill.inspect_notebook(str(notebook or spec.source_notebook))
     if record is not None and record.outcome is not None:
         used, recipe = record.parameters, record.outcome.recipe
     else:
@@ -83,7 +83,9 @@ def setting_text(value) -> str:
 
 def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
-    parts = ["kluebook", "run", "--profile", spec.profile, "--tasks", spec.task.name]
+    # A prompted run's matrix is the profile's prompted one (only prompted-smoke is shipped).
+    matrix = ["--matrix", f"prompted-{spec.profile}"] if spec.method == records.PROMPTED else []
+    parts = ["kluebook", "run", "--profile", spec.profile, *matrix, "--tasks", spec.task.name]
     model = records.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
         model = f"…/{model.split('@')[0]}"

@@ -44,6 +44,7 @@ RUNNER_PARAMETERS = {
     "data_dir",
     "seed",
     "output_dir",
+    "task",  # the prompted notebook's
 }
 
 
@@ -69,11 +70,14 @@ class RunSpec:
     # to commits by `pin_revisions`; only hub models and hub data have them.
     model_revision: str = ""
     data_revision: str = ""
+    method: str = records.FINE_TUNED  # or prompted: the model answers prompts, untrained
 
     @cached_property
     def config(self) -> str:
-        """The configuration beyond model and seed, readable; "" for the profile's default."""
-        parts = [f"{key}={value}" for key, value in sorted(self.extra.items())]
+        """The configuration beyond model and seed, readable; "" for the profile's default.
+        A prompted run's begins with `prompted`, so it never shares a fine-tuned run's name."""
+        parts = [records.PROMPTED] if self.method == records.PROMPTED else []
+        parts += [f"{key}={value}" for key, value in sorted(self.extra.items())]
         if (self.data_source, self.data_dir) != self.default_data:
             parts.append(self.data_source)
             if self.data_source != "hub":
@@ -110,6 +114,11 @@ class RunSpec:
         return RUNS / self.task.name / f"{self.name}.ipynb"
 
     @property
+    def source_notebook(self) -> Path:
+        """The notebook the run executes: its task's, or the prompted one."""
+        return records.method_notebook(self.task, self.method)
+
+    @property
     def output_dir(self) -> Path:
         return CACHE / "outputs" / self.task.name / self.name
 
@@ -126,6 +135,7 @@ class RunSpec:
             "data_dir": self.data_dir,
             "seed": self.seed,
             "output_dir": _relative(self.output_dir),
+            **({"task": self.task.name} if self.method == records.PROMPTED else {}),
             **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
         }
@@ -140,7 +150,8 @@ class RunSpec:
         return data_checksum(self.task, self.data_source, self.data_dir or None, self.data_revision)
 
 
-MATRIX_KEYS = {"profile", "data_source", "data_dir", "models", "seeds", "parameters"}
+MATRIX_KEYS = {"profile", "method", "data_source", "data_dir", "models", "seeds", "parameters"}
+METHODS = (records.FINE_TUNED, records.PROMPTED)
 
 
 def load_matrix(profile: str | None = None, path: str | Path | None = None) -> dict:
@@ -173,6 +184,8 @@ def validate_matrix(matrix, path) -> None:
         )
     if matrix.get("profile") not in PROFILES:
         raise KluebookError(f"{path}: profile must be one of {', '.join(PROFILES)}")
+    if matrix.get("method", records.FINE_TUNED) not in METHODS:
+        raise KluebookError(f"{path}: method must be one of {', '.join(METHODS)}")
     models, seeds = matrix.get("models"), matrix.get("seeds")
     if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
         raise KluebookError(f"{path}: models must be a non-empty list of model ids or paths")
@@ -240,13 +253,14 @@ def plan(
     defaults = load_matrix(profile) if matrix_path else matrix
     default_data = (defaults["data_source"], str(defaults.get("data_dir") or ""))
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
+    method = matrix.get("method", records.FINE_TUNED)
     specs = []
     for name in tasks or available_tasks():
         task = get_task(name)
         if not task.notebook_path.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({task.notebook_path.name})")
         for overrides in grid:
-            check_parameters(task, overrides, models or matrix["models"], profile)
+            check_parameters(task, overrides, models or matrix["models"], profile, method)
             for model in models or matrix["models"]:
                 for seed in seeds or matrix["seeds"]:
                     specs.append(
@@ -261,17 +275,21 @@ def plan(
                             default_data=default_data,
                             model_revision=model_revision,
                             data_revision=data_revision,
+                            method=method,
                         )
                     )
     return specs
 
 
-def check_parameters(task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke") -> None:
-    """Reject, in one line, a parameter the task notebook does not declare and that is not a
+def check_parameters(
+    task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=records.FINE_TUNED
+) -> None:
+    """Reject, in one line, a parameter the run's notebook does not declare and that is not a
     recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
-    combination the recipe refuses, for any of the models in this profile."""
-    declared = papermill.inspect_notebook(str(task.notebook_path))
-    settable = recipe_parameters(task)
+    combination the recipe refuses, for any of the models in this profile (a prompted run has
+    no recipe)."""
+    declared = papermill.inspect_notebook(str(records.method_notebook(task, method)))
+    settable = recipe_parameters(task) if method == records.FINE_TUNED else ()
     for name, value in extra.items():
         if name in RUNNER_PARAMETERS:
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
@@ -286,7 +304,7 @@ def check_parameters(task: Task, extra: dict, models=(TINY_MODEL,), profile="smo
         if kind == "int" and value is not None and (type(value) is not int or value < 0):
             raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
     recipe = {name: value for name, value in extra.items() if name in settable}
-    for model in models:  # the recipe checks its fields' types, ranges and combinations
+    for model in models if method == records.FINE_TUNED else ():  # the recipe checks its fields
         resolve_recipe(task, model, profile, recipe)
 
 
@@ -325,22 +343,23 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
 
 def spec_inputs(spec: RunSpec, code: str | None = None) -> records.Inputs:
     """What a run is made from today (see `records.Inputs`)."""
-    code = records.notebook_code(spec.task.notebook_path) if code is None else code
+    code = records.notebook_code(spec.source_notebook) if code is None else code
     checksum = spec.checksum
     parameters = records.portable_parameters(spec.parameters())
-    return records.inputs(spec.task, code, parameters, checksum)
+    return records.inputs(spec.task, code, parameters, checksum, spec.method)
 
 
 def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, records.Inputs]:
     """What is sent to where the run executes, and the inputs its record will carry."""
-    text = spec.task.notebook_path.read_text(encoding="utf-8")
+    text = spec.source_notebook.read_text(encoding="utf-8")
     code = records.cells_code(text)
     request = RunRequest(
         task=spec.task.name,
         name=spec.name,
         parameters=spec.parameters(),
         notebook=text,
-        code_hash=records.run_code_hash(spec.task),
+        code_hash=records.run_code_hash(spec.task, spec.method),
+        method=spec.method,
         data_checksum=spec.checksum,
         log_output=log_output,
     )
@@ -458,6 +477,7 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
     if not products.succeeded:
         return store_failure(spec, run_inputs, products)
     facts = {
+        "method": spec.method,
         "config": spec.config or records.DEFAULT_CONFIG,
         "overrides": spec.extra,
         "host": products.host,
@@ -512,6 +532,7 @@ def store_failure(
         products.finished,
         failure=(products.error, products.traceback),
         status=status,
+        method=spec.method,
         config=spec.config or records.DEFAULT_CONFIG,
         overrides=spec.extra,
         host=products.host,
@@ -561,6 +582,7 @@ def spec_of(record: records.RunRecord) -> RunSpec:
         default_data=(defaults["data_source"], str(defaults.get("data_dir") or "")),
         model_revision=record.parameters.get("model_revision", ""),
         data_revision=record.parameters.get("data_revision", ""),
+        method=record.method,
     )
     # The configuration as the run named it (it may name data that are not here).
     spec.__dict__["config"] = "" if record.is_default_config else record.config

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 # TINY_MODEL from here without paying for them.
 
 TINY_MODEL = "kluebook/tiny-roberta"
+# The causal stand-in of the prompted runs, built by `kluebook.prompting.tiny_causal_lm`.
+TINY_CAUSAL_LM = "kluebook/tiny-qwen3"
 SPECIAL_TOKENS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]
 # Hidden size 128 without dropout: from random weights it learns every smoke task within a few
 # hundred steps, seed after seed. At hidden size 64 with dropout 0.1, relation extraction needed

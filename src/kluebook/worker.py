@@ -67,6 +67,7 @@ class RunRequest:
     data_checksum: str  # `data.data_checksum` of the submitting checkout
     kernel_env: dict | None = None  # None: chosen where it runs (`worker_kernel_environment`)
     log_output: bool = False
+    method: str = records.FINE_TUNED  # how the run is made (the notebook it executes)
 
 
 @dataclass
@@ -208,7 +209,7 @@ def check_environment(request: RunRequest) -> None:
 
     task = get_task(request.task)
     here = socket.gethostname()
-    if records.run_code_hash(task) != request.code_hash:
+    if records.run_code_hash(task, request.method) != request.code_hash:
         raise EnvironmentMismatch(
             f"the kluebook code on {here} differs from the submitting checkout's "
             f"({request.task}); install the same commit there"

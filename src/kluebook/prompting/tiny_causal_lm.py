@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kluebook.paths import CACHE
+from kluebook.tiny_model import TINY_CAUSAL_LM as TINY_CAUSAL_LM  # its name, with its builder
 from kluebook.tiny_model import wordpiece_vocabulary
 
-TINY_CAUSAL_LM = "kluebook/tiny-qwen3"
 TINY_CAUSAL_SIZE = {
     "hidden_size": 64,
     "intermediate_size": 128,

@@ -1,0 +1,139 @@
+"""Prompted runs through the runner, in a scratch copy of the book: the prompted smoke matrix
+runs every task with the tiny causal LM, each record holds every official metric and the
+unparsable count, and `kluebook compare` answers for a fine-tuned and a prompted NLI run."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from kluebook import records
+from kluebook.book import copy_sources
+from kluebook.prompting.registry import task_prompting
+from kluebook.tasks import available_tasks, get_task
+
+pytestmark = pytest.mark.slow
+TASKS = available_tasks()
+# The configuration labels of the 5-shot runs on the first 10 dev items, and of a fine-tuned
+# NLI run on the same items (trained on 200 pairs, to keep the test short).
+PROMPTED = "prompted,dev_limit=10,shots=5"
+FINE_TUNED = "dev_limit=10,train_limit=200"
+SETTINGS = ("--set", "shots=5", "--set", "dev_limit=10")
+# Metrics a 10-item slice may leave undefined: RE's AUPRC without a positive relation in it.
+UNDEFINED_ON_A_SLICE = {("re", "auprc")}
+
+
+def kluebook(root, *args):
+    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
+    return subprocess.run(
+        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+    )
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A book root where every task ran prompted (5 shots) and NLI ran fine-tuned too."""
+    root = copy_sources(tmp_path_factory.mktemp("book"))
+    prompted = kluebook(
+        root, "run", "--matrix", "prompted-smoke", *SETTINGS, "--quiet", "--jobs", "2"
+    )
+    fine_tuned = kluebook(
+        root,
+        "run",
+        "--tasks",
+        "nli",
+        "--seeds",
+        "1",
+        "--quiet",
+        *("--set", "dev_limit=10", "--set", "train_limit=200"),
+    )
+    return root, prompted, fine_tuned
+
+
+def prompted_record(root, task):
+    path = root / "results/smoke" / task / f"kluebook--tiny-qwen3-{PROMPTED}-seed1.json"
+    return json.loads(path.read_text())
+
+
+def test_the_matrix_plans_both_shot_counts_under_names_of_their_own(tmp_path):
+    planned = kluebook(copy_sources(tmp_path), "run", "--matrix", "prompted-smoke", "--dry-run")
+    assert planned.returncode == 0, planned.stderr
+    runs = [line.split()[2:4] for line in planned.stdout.splitlines() if "would execute:" in line]
+    assert len(runs) == len({tuple(run) for run in runs}) == 2 * len(TASKS)
+    assert {task for task, _ in runs} == set(TASKS)
+    assert all("-prompted," in name for _, name in runs)
+    assert {name.rsplit("shots=", 1)[1] for _, name in runs} == {"0-seed1:", "5-seed1:"}
+
+
+def test_every_task_runs_prompted_and_records_its_official_metrics(scratch):
+    root, prompted, _ = scratch
+    assert prompted.returncode == 0, prompted.stdout + prompted.stderr
+    for task in TASKS:
+        record = prompted_record(root, task)
+        assert record["status"] == "succeeded", task
+        assert record["method"] == "prompted" and record["config"] == PROMPTED
+        metrics = record["metrics"]
+        assert set(metrics) >= {m.key for m in get_task(task).metrics}, task
+        undefined = {k for k, v in metrics.items() if v is None}
+        assert {(task, k) for k in undefined} <= UNDEFINED_ON_A_SLICE, (task, metrics)
+        facts = record["prompted"]
+        assert facts["shots"] == 5 and facts["demonstration_seed"] == 1
+        assert 0 <= facts["unparsable"] <= record["counts"]["dev"]  # items: WoS counts turns
+        prefix = task_prompting(task)[0].answer_prefix
+        assert facts["first_prompt"].count(prefix) >= 6  # five answered demonstrations, a query
+        assert facts["first_parsed"] and facts["first_answer"] is not None
+        assert facts["template_digest"] == record["inputs"]["template"]
+
+
+def test_a_rerun_executes_nothing_and_status_lists_the_prompted_runs(scratch):
+    root, _, _ = scratch
+    again = kluebook(root, "run", "--matrix", "prompted-smoke", *SETTINGS, "--quiet")
+    assert f"0 succeeded, {len(TASKS)} skipped" in again.stdout, again.stdout + again.stderr
+    status = kluebook(root, "status", "--matrix", "prompted-smoke", *SETTINGS)
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.count("current") >= len(TASKS), status.stdout
+
+
+def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, monkeypatch):
+    folder = tmp_path / "nli"
+    shutil.copytree(get_task("nli").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    copy = SimpleNamespace(name="nli", folder=folder)
+    before = (records.task_code_hash(copy), records.template_digest(copy))
+    template = folder / "prompt.yaml"
+    template.write_text(template.read_text(encoding="utf-8") + "\n# an edit\n")
+    assert records.task_code_hash(copy) == before[0]  # fine-tuned runs do not read it
+    assert records.template_digest(copy) != before[1]
+    root, _, fine_tuned = scratch
+    assert fine_tuned.returncode == 0, fine_tuned.stdout + fine_tuned.stderr
+    task = get_task("nli")
+    prompted = records.parse_record(
+        root / "results/smoke/nli" / f"kluebook--tiny-qwen3-{PROMPTED}-seed1.json"
+    )
+    tuned = records.parse_record(
+        root / "results/smoke/nli" / f"kluebook--tiny-roberta-{FINE_TUNED}-seed1.json"
+    )
+    assert records.stale_inputs(prompted, records.current_code(task, "prompted")) == []
+    monkeypatch.setattr(records, "template_digest", lambda task: "an edited template")
+    assert records.stale_inputs(prompted, records.current_code(task, "prompted")) == [
+        "prompt template"
+    ]
+    assert records.stale_inputs(tuned, records.current_code(task)) == []
+
+
+def test_compare_answers_for_a_fine_tuned_and_a_prompted_nli_configuration(scratch):
+    root, _, _ = scratch
+    compared = kluebook(root, "compare", FINE_TUNED, PROMPTED, "--task", "nli")
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert f"A = {FINE_TUNED} (1 seed), B = {PROMPTED} (1 seed)" in compared.stdout
+    assert "paired bootstrap over 10" in compared.stdout
+    (row,) = [line for line in compared.stdout.splitlines() if line.startswith("Accuracy")]
+    verdicts = ("A is better", "B is better", "not distinguishable")
+    assert any(verdict in row for verdict in verdicts), compared.stdout
