@@ -151,7 +151,7 @@ def test_a_dask_sweep_gives_the_records_of_a_local_sweep(kluebook, new_book, tmp
     # Every file of a run came back to the submitting checkout, where it would be locally.
     for name, record in records(submitted).items():
         assert record["host"], name
-        assert (submitted / record["notebook"]).is_file()
+        assert (submitted / record["executed"]).is_file()  # the report renders the page
         predictions = (submitted / record["predictions"]).read_text()
         assert predictions == (one_at_a_time / record["predictions"]).read_text()
     # The workers wrote nothing into the submitting checkout's outputs, and it ran no kernel.
@@ -186,7 +186,7 @@ def test_a_worker_killed_mid_sweep_has_its_run_rescheduled(kluebook, new_book, t
     survivor = next(name for name in ("w1", "w2") if name != victim)
     for name, record in found.items():
         assert record["status"] == "succeeded", name
-        assert (submitted / record["notebook"]).is_file()
+        assert (submitted / record["executed"]).is_file()  # the report renders the page
         assert (submitted / record["predictions"]).read_text().count("\n") > 0
     # The key is kluebook-<task>-<run name>-<8 hex digits>; the run name is the profile-stem.
     task, _, name = key.removeprefix("kluebook-").rpartition("-")[0].partition("-")

@@ -90,6 +90,8 @@ def test_an_offline_run_pins_the_cached_model_and_dataset(kluebook, caches, scra
     assert record["parameters"]["data_revision"] == DATA_COMMIT
     assert record["data_checksum"] == f"hub:klue/klue/ynat@{DATA_COMMIT}"
     assert record["counts"]["dev"] == 24
+    report = kluebook(root, "report", env=offline(caches))  # the report renders the run's page
+    assert report.returncode == 0, report.stdout + report.stderr
     page = (root / record["notebook"]).read_text()
     assert f"--model-revision {MODEL_COMMIT} --data-revision {DATA_COMMIT}" in page
     # The same command again: up to date, as the commits are the same.
