@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kluebook import fingerprints
 from kluebook.book import copy_sources
 from kluebook.paths import KLUE_DATA
 
@@ -273,11 +274,11 @@ def valid_record(fields: dict):
         "seed": fields.get("seed", 1),
         "output_dir": ".cache/outputs",
     }
-    inputs = records.Inputs.model_validate(
+    inputs = fingerprints.Inputs.model_validate(
         fields.get("inputs")
         or {
-            **records.current_code(task),
-            "parameters": records.text_digest(str(parameters)),
+            **fingerprints.current_code(task),
+            "parameters": fingerprints.text_digest(str(parameters)),
             "data": "generated-data",
         }
     )

@@ -56,7 +56,7 @@ def generated_pages_digest() -> str:
     predictions, executed notebooks), the configs, the toc, the task folders and notebooks, and
     the code that writes the pages or that a record's staleness is judged against: the import
     closure of `PAGE_ENTRY`, of the task folders' code and of the notebooks' imports."""
-    from kluebook.records import task_imports
+    from kluebook.fingerprints import task_imports
     from kluebook.tasks import all_tasks
 
     digest = hashlib.sha256(__version__.encode())

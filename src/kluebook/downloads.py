@@ -17,7 +17,8 @@ from kluebook.aggregation import (
 from kluebook.links import run_page
 from kluebook.paths import GENERATED, ROOT
 from kluebook.pooling import code_today, stale_reason
-from kluebook.records import RunRecord, model_slug
+from kluebook.provenance import model_slug
+from kluebook.records import RunRecord
 
 
 def downloads_markdown(rows: list[Row]) -> str:

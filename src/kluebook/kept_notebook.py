@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from kluebook import records
+from kluebook import provenance
 from kluebook.paths import ROOT, scrub
 
 # Outputs that are progress or widget state, not results.
@@ -96,11 +96,11 @@ def run_paths(spec) -> list[tuple[str, str]]:
     """The run's own folders outside the known ones (a local checkpoint, a data folder given by
     absolute path), and how a page shows them: the checkpoint by its id."""
     pairs = []
-    folder = records.local_model(spec.model)
+    folder = provenance.local_model(spec.model)
     if folder is not None:
         pairs += [
-            (str(folder), records.model_id(spec.model)),
-            (spec.model, records.model_id(spec.model)),
+            (str(folder), provenance.model_id(spec.model)),
+            (spec.model, provenance.model_id(spec.model)),
         ]
     if spec.data_dir and Path(spec.data_dir).is_absolute():
         pairs += [(str(Path(spec.data_dir).resolve()), display_path(spec.data_dir))]

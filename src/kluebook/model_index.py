@@ -8,7 +8,7 @@ from huggingface_hub import EvalResult, ModelCardData
 
 from kluebook.json_files import write_text_if_changed
 from kluebook.klue_table import short_name
-from kluebook.records import model_slug
+from kluebook.provenance import model_slug
 from kluebook.tasks import all_tasks
 
 DATASETS = {

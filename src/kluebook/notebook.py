@@ -17,7 +17,7 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from kluebook import checkpoints, devices, records
+from kluebook import checkpoints, devices, fingerprints, provenance, records
 from kluebook.bootstrap import run_intervals
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
@@ -183,7 +183,7 @@ def open_backend(
 
     parameters = run.parameters
     if parameters["base_url"]:
-        cache = CACHE / "responses" / f"{records.model_slug(parameters['model'])}.sqlite"
+        cache = CACHE / "responses" / f"{provenance.model_slug(parameters['model'])}.sqlite"
         return ServerLM(parameters["base_url"], parameters["model"], cache_path=cache)
     texts = [render_prompt(template, demonstrations, item) for item in items]
     texts += [item.answer for item in items]
@@ -236,8 +236,8 @@ def model_revision(model: str, checkpoint: str) -> str:
     """The hub commit of a checkpoint, or where a local one came from."""
     if model == TINY_MODEL:
         return f"built locally: {Path(checkpoint).name}"
-    if records.local_model(model) is not None:
-        return f"local folder: {records.model_id(model)}"
+    if provenance.local_model(model) is not None:
+        return f"local folder: {provenance.model_id(model)}"
     pinned = checkpoints.pinned_revision(model)
     return pinned or getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 
@@ -281,7 +281,7 @@ def finish_prompted_run(
     with the unparsable answers), and no checkpoint."""
     parameters = run.parameters
     provenance = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
-    provenance["model"] = records.model_id(parameters["model"])
+    provenance["model"] = provenance.model_id(parameters["model"])
     mode = parameters["mode"] or template.mode
     revision = provenance.get("revision") or ""
     facts = {
@@ -296,7 +296,7 @@ def finish_prompted_run(
             "shots": parameters["shots"],
             "demonstration_seed": parameters["seed"],
             "mode": mode,
-            "template_digest": records.template_digest(run.task),
+            "template_digest": fingerprints.template_digest(run.task),
             "unparsable": answers.unparsable,
             "backend": provenance,
             "first_prompt": answers.first_prompt,
@@ -324,8 +324,8 @@ def write_outcome(
         "data_checksum": data_checksum(
             run.task, run.parameters["data_source"], run.data_dir, run.parameters["data_revision"]
         ),
-        "libraries": records.library_versions(),
-        "device": records.device_description(),
+        "libraries": provenance.library_versions(),
+        "device": provenance.device_description(),
         "devices": devices.run_devices(),
         "started_at": run.started_at,
         "notebook_wall_time_s": round(wall_time, 1),

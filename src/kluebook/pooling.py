@@ -4,7 +4,8 @@ current code and notebook of their task where there are such runs, else the newe
 import json
 from collections import defaultdict
 
-from kluebook.records import RunRecord, current_code, stale_inputs
+from kluebook.fingerprints import current_code, stale_inputs
+from kluebook.records import RunRecord
 from kluebook.tasks import all_tasks
 
 # The current code inputs of each task and method the records are of (None for a task that is
@@ -18,7 +19,7 @@ def run_key(record: RunRecord) -> tuple:
 
 
 def code_today(records: list[RunRecord]) -> Today:
-    """`records.current_code` of each task and method the records are of (None for a task
+    """`fingerprints.current_code` of each task and method the records are of (None for a task
     that is gone)."""
     tasks = all_tasks()
     made = {(r.task, r.method) for r in records}

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from kluebook import records
+from kluebook import fingerprints, provenance, records
 from kluebook.aggregation import SOURCE_SPLITS
 from kluebook.json_files import write_text_if_changed
 from kluebook.kept_notebook import clean, display_path
@@ -84,9 +84,11 @@ def setting_text(value) -> str:
 def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
     # A prompted run's matrix is the profile's prompted one (only prompted-smoke is shipped).
-    matrix = ["--matrix", f"prompted-{spec.profile}"] if spec.method == records.PROMPTED else []
+    matrix = (
+        ["--matrix", f"prompted-{spec.profile}"] if spec.method == fingerprints.PROMPTED else []
+    )
     parts = ["kluebook", "run", "--profile", spec.profile, *matrix, "--tasks", spec.task.name]
-    model = records.model_id(spec.model)
+    model = provenance.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
         model = f"…/{model.split('@')[0]}"
     parts += ["--models", model, "--seeds", str(spec.seed)]
@@ -159,7 +161,7 @@ def card(spec, record: RunRecord) -> str:
             f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
         ),
         ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
-        ("Model", f"`{records.model_id(spec.model)}`, revision `{outcome.model_revision}`"),
+        ("Model", f"`{provenance.model_id(spec.model)}`, revision `{outcome.model_revision}`"),
         ("Profile · seed", f"{spec.profile} · {spec.seed}"),
         ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
         ("Switches off the official code", switches_text(spec, outcome)),
@@ -230,7 +232,7 @@ def smoke_notice() -> str:
 def title(spec) -> str:
     """`<task title>: <model>, <profile>[, <configuration>], seed <N>`."""
     config = f", {spec.config.replace(',', ', ')}" if spec.config else ""
-    model = records.model_id(spec.model)
+    model = provenance.model_id(spec.model)
     return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
 
 

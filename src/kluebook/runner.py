@@ -24,7 +24,7 @@ import yaml
 from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
-from kluebook import executors, records
+from kluebook import executors, fingerprints, provenance, records
 from kluebook.checkpoints import check_model
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
@@ -70,13 +70,13 @@ class RunSpec:
     # to commits by `pin_revisions`; only hub models and hub data have them.
     model_revision: str = ""
     data_revision: str = ""
-    method: str = records.FINE_TUNED  # or prompted: the model answers prompts, untrained
+    method: str = fingerprints.FINE_TUNED  # or prompted: the model answers prompts, untrained
 
     @cached_property
     def config(self) -> str:
         """The configuration beyond model and seed, readable; "" for the profile's default.
         A prompted run's begins with `prompted`, so it never shares a fine-tuned run's name."""
-        parts = [records.PROMPTED] if self.method == records.PROMPTED else []
+        parts = [fingerprints.PROMPTED] if self.method == fingerprints.PROMPTED else []
         parts += [f"{key}={value}" for key, value in sorted(self.extra.items())]
         if (self.data_source, self.data_dir) != self.default_data:
             parts.append(self.data_source)
@@ -88,7 +88,7 @@ class RunSpec:
     @property
     def stem(self) -> str:
         config = f"-{self.config}" if self.config else ""
-        return f"{records.model_slug(self.model)}{config}-seed{self.seed}"
+        return f"{provenance.model_slug(self.model)}{config}-seed{self.seed}"
 
     @property
     def name(self) -> str:
@@ -116,7 +116,7 @@ class RunSpec:
     @property
     def source_notebook(self) -> Path:
         """The notebook the run executes: its task's, or the prompted one."""
-        return records.method_notebook(self.task, self.method)
+        return fingerprints.method_notebook(self.task, self.method)
 
     @property
     def output_dir(self) -> Path:
@@ -135,7 +135,7 @@ class RunSpec:
             "data_dir": self.data_dir,
             "seed": self.seed,
             "output_dir": _relative(self.output_dir),
-            **({"task": self.task.name} if self.method == records.PROMPTED else {}),
+            **({"task": self.task.name} if self.method == fingerprints.PROMPTED else {}),
             **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
         }
@@ -151,7 +151,7 @@ class RunSpec:
 
 
 MATRIX_KEYS = {"profile", "method", "data_source", "data_dir", "models", "seeds", "parameters"}
-METHODS = (records.FINE_TUNED, records.PROMPTED)
+METHODS = (fingerprints.FINE_TUNED, fingerprints.PROMPTED)
 
 
 def load_matrix(profile: str | None = None, path: str | Path | None = None) -> dict:
@@ -184,7 +184,7 @@ def validate_matrix(matrix, path) -> None:
         )
     if matrix.get("profile") not in PROFILES:
         raise KluebookError(f"{path}: profile must be one of {', '.join(PROFILES)}")
-    if matrix.get("method", records.FINE_TUNED) not in METHODS:
+    if matrix.get("method", fingerprints.FINE_TUNED) not in METHODS:
         raise KluebookError(f"{path}: method must be one of {', '.join(METHODS)}")
     models, seeds = matrix.get("models"), matrix.get("seeds")
     if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
@@ -253,7 +253,7 @@ def plan(
     defaults = load_matrix(profile) if matrix_path else matrix
     default_data = (defaults["data_source"], str(defaults.get("data_dir") or ""))
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
-    method = matrix.get("method", records.FINE_TUNED)
+    method = matrix.get("method", fingerprints.FINE_TUNED)
     specs = []
     for name in tasks or available_tasks():
         task = get_task(name)
@@ -282,14 +282,14 @@ def plan(
 
 
 def check_parameters(
-    task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=records.FINE_TUNED
+    task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=fingerprints.FINE_TUNED
 ) -> None:
     """Reject, in one line, a parameter the run's notebook does not declare and that is not a
     recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
     combination the recipe refuses, for any of the models in this profile (a prompted run has
     no recipe)."""
-    declared = papermill.inspect_notebook(str(records.method_notebook(task, method)))
-    settable = recipe_parameters(task) if method == records.FINE_TUNED else ()
+    declared = papermill.inspect_notebook(str(fingerprints.method_notebook(task, method)))
+    settable = recipe_parameters(task) if method == fingerprints.FINE_TUNED else ()
     for name, value in extra.items():
         if name in RUNNER_PARAMETERS:
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
@@ -304,7 +304,9 @@ def check_parameters(
         if kind == "int" and value is not None and (type(value) is not int or value < 0):
             raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
     recipe = {name: value for name, value in extra.items() if name in settable}
-    for model in models if method == records.FINE_TUNED else ():  # the recipe checks its fields
+    for model in (
+        models if method == fingerprints.FINE_TUNED else ()
+    ):  # the recipe checks its fields
         resolve_recipe(task, model, profile, recipe)
 
 
@@ -341,24 +343,24 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     ]
 
 
-def spec_inputs(spec: RunSpec, code: str | None = None) -> records.Inputs:
-    """What a run is made from today (see `records.Inputs`)."""
-    code = records.notebook_code(spec.source_notebook) if code is None else code
+def spec_inputs(spec: RunSpec, code: str | None = None) -> fingerprints.Inputs:
+    """What a run is made from today (see `fingerprints.Inputs`)."""
+    code = fingerprints.notebook_code(spec.source_notebook) if code is None else code
     checksum = spec.checksum
-    parameters = records.portable_parameters(spec.parameters())
-    return records.inputs(spec.task, code, parameters, checksum, spec.method)
+    parameters = provenance.portable_parameters(spec.parameters())
+    return fingerprints.inputs(spec.task, code, parameters, checksum, spec.method)
 
 
-def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, records.Inputs]:
+def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, fingerprints.Inputs]:
     """What is sent to where the run executes, and the inputs its record will carry."""
     text = spec.source_notebook.read_text(encoding="utf-8")
-    code = records.cells_code(text)
+    code = fingerprints.cells_code(text)
     request = RunRequest(
         task=spec.task.name,
         name=spec.name,
         parameters=spec.parameters(),
         notebook=text,
-        code_hash=records.run_code_hash(spec.task, spec.method),
+        code_hash=fingerprints.run_code_hash(spec.task, spec.method),
         method=spec.method,
         data_checksum=spec.checksum,
         log_output=log_output,
@@ -469,7 +471,7 @@ def execute(
             return _store_failed(spec, run_inputs, products, error, say)
 
 
-def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> str:
+def store(spec: RunSpec, run_inputs: fingerprints.Inputs, products: RunProducts) -> str:
     """Write a run's files into this checkout, each atomically, the record last: a run whose
     record is not written is not done, and the next sweep executes it again; one whose files
     cannot all be written leaves its last success's as they were. A run that failed
@@ -515,7 +517,7 @@ def store(spec: RunSpec, run_inputs: records.Inputs, products: RunProducts) -> s
 
 
 def store_failure(
-    spec: RunSpec, run_inputs: records.Inputs, products: RunProducts, status: str = "failed"
+    spec: RunSpec, run_inputs: fingerprints.Inputs, products: RunProducts, status: str = "failed"
 ) -> str:
     """Record a run that failed or was interrupted (`status`) beside its last success, whose
     record, page and predictions stay; the notebook as far as it got is kept in the cache."""
@@ -543,7 +545,7 @@ def store_failure(
 
 
 def _store_failed(
-    spec: RunSpec, run_inputs: records.Inputs, products: RunProducts, error: Exception, say
+    spec: RunSpec, run_inputs: fingerprints.Inputs, products: RunProducts, error: Exception, say
 ) -> str:
     """Record a run whose products could not be stored as failed, with the error that stopped
     it; where even that record cannot be written, say why. Either way nothing of this attempt

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kluebook import records
+from kluebook import fingerprints, records
 from kluebook.errors import KluebookError
 from kluebook.paths import CACHE, ROOT
 
@@ -63,11 +63,11 @@ class RunRequest:
     name: str
     parameters: dict
     notebook: str  # the task notebook's JSON text, as the submitting checkout has it
-    code_hash: str  # `records.run_code_hash` of the submitting checkout
+    code_hash: str  # `fingerprints.run_code_hash` of the submitting checkout
     data_checksum: str  # `data.data_checksum` of the submitting checkout
     kernel_env: dict | None = None  # None: chosen where it runs (`worker_kernel_environment`)
     log_output: bool = False
-    method: str = records.FINE_TUNED  # how the run is made (the notebook it executes)
+    method: str = fingerprints.FINE_TUNED  # how the run is made (the notebook it executes)
 
 
 @dataclass
@@ -209,7 +209,7 @@ def check_environment(request: RunRequest) -> None:
 
     task = get_task(request.task)
     here = socket.gethostname()
-    if records.run_code_hash(task, request.method) != request.code_hash:
+    if fingerprints.run_code_hash(task, request.method) != request.code_hash:
         raise EnvironmentMismatch(
             f"the kluebook code on {here} differs from the submitting checkout's "
             f"({request.task}); install the same commit there"

@@ -9,7 +9,7 @@ import textwrap
 import nbformat
 import pytest
 
-from kluebook import book, code_closure, records
+from kluebook import book, code_closure, fingerprints
 from kluebook.tasks import get_task
 
 
@@ -26,7 +26,7 @@ def package(tmp_path, monkeypatch):
 
 
 def _run_module_names(task) -> list[str]:
-    return [name for name, _ in records.run_modules(task)]
+    return [name for name, _ in fingerprints.run_modules(task)]
 
 
 def test_the_run_code_is_what_the_notebook_and_task_folder_import_not_the_report():
@@ -42,21 +42,21 @@ def test_the_run_code_is_what_the_notebook_and_task_folder_import_not_the_report
 def test_a_module_a_notebook_imports_reaches_the_run_fingerprint(package, tmp_path):
     task = get_task("ynat")
     (package / "helper.py").write_text("FACTOR = 1\n")
-    base = records.run_code_hash(task)
+    base = fingerprints.run_code_hash(task)
     assert "kluebook.helper" not in _run_module_names(task)
     (package / "helper.py").write_text("FACTOR = 2\n")
-    assert records.run_code_hash(task) == base  # imported by nothing the run executes
+    assert fingerprints.run_code_hash(task) == base  # imported by nothing the run executes
     plots = package / "plots.py"  # imported by the notebook
     plots.write_text(plots.read_text() + "\nfrom kluebook import helper  # noqa: E402\n")
     assert "kluebook.helper" in _run_module_names(task)
-    with_import = records.run_code_hash(task)
+    with_import = fingerprints.run_code_hash(task)
     assert with_import != base
     (package / "helper.py").write_text("FACTOR = 3\n")
-    assert records.run_code_hash(task) != with_import
+    assert fingerprints.run_code_hash(task) != with_import
     (package / "helper.py").write_text('"""A docstring."""\n\nFACTOR = 3  # a comment\n')
-    changed = records.run_code_hash(task)
+    changed = fingerprints.run_code_hash(task)
     (package / "helper.py").write_text("FACTOR = 3\n")
-    assert records.run_code_hash(task) == changed  # comments and docstrings do not count
+    assert fingerprints.run_code_hash(task) == changed  # comments and docstrings do not count
 
 
 def test_a_module_a_notebook_cell_imports_reaches_the_run_fingerprint(package, tmp_path):
@@ -71,9 +71,9 @@ def test_a_module_a_notebook_cell_imports_reaches_the_run_fingerprint(package, t
     notebook.cells.append(cell)
     nbformat.write(notebook, folder / "notebook.ipynb")
     assert "kluebook.extra" in _run_module_names(task)
-    base = records.shared_code_hash(task)
+    base = fingerprints.shared_code_hash(task)
     (package / "extra.py").write_text("VALUE = 2\n")
-    assert records.shared_code_hash(task) != base
+    assert fingerprints.shared_code_hash(task) != base
 
 
 def test_a_new_module_the_report_imports_reaches_the_pages(package):

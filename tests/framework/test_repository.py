@@ -26,14 +26,15 @@ def book_root(tmp_path):
 
 def test_the_checkout_spells_out_only_the_configured_address():
     assert repository.configured_url(ROOT).startswith("https://")
-    assert len(repository.spelling_files(ROOT)) == 2 + 8  # two READMEs, eight notebooks
+    # two READMEs, the eight task notebooks and the prompted one
+    assert len(repository.spelling_files(ROOT)) == 2 + 8 + 1
     assert repository.disagreements(ROOT) == []
 
 
 def test_set_repository_writes_the_address_everywhere_once(kluebook, book_root):
     result = kluebook(book_root, "set-repository", FORK + "/")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == f"repository: {FORK} (11 files changed)"
+    assert result.stdout.strip().splitlines()[-1] == f"repository: {FORK} (12 files changed)"
     assert repository.configured_url(book_root) == FORK
     assert repository.disagreements(book_root) == []
     for notebook in sorted(book_root.glob(repository.NOTEBOOKS)):
@@ -80,7 +81,7 @@ def test_an_address_that_is_not_https_is_refused(kluebook, book_root, url):
 
 def test_a_fork_address_leaves_the_runs_current(book_root):
     """The install cell does nothing where kluebook runs, so its address is not a run input."""
-    from kluebook.records import notebook_code
+    from kluebook.fingerprints import notebook_code
 
     before = {p.name: notebook_code(p) for p in book_root.glob(repository.NOTEBOOKS)}
     repository.set_url(book_root, FORK)

@@ -9,7 +9,7 @@ import nbformat
 import yaml
 from conftest import valid_record
 
-from kluebook import aggregation, kept_notebook, pages, records, run_pages, runner
+from kluebook import aggregation, kept_notebook, pages, provenance, records, run_pages, runner
 from kluebook.paths import ROOT, scrub
 from kluebook.tasks import all_tasks
 
@@ -75,7 +75,7 @@ RECORD = valid_record(RECORD_FIELDS)
 def record_of(run, **fields):
     """A record of the run `run` (its parameters and configuration), holding RECORD_FIELDS."""
     made = {
-        "parameters": records.portable_parameters(run.parameters()),
+        "parameters": provenance.portable_parameters(run.parameters()),
         "overrides": run.extra,
         "config": run.config or records.DEFAULT_CONFIG,
     }

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import valid_record
 
-from kluebook import records, runner
+from kluebook import fingerprints, records, runner
 from kluebook.errors import KluebookError
 from kluebook.tasks import get_task
 
@@ -62,13 +62,13 @@ def test_preflight_says_when_the_hub_is_unreachable(tmp_path, monkeypatch):
 
 def test_fingerprint_changes_with_parameters_data_and_code_and_names_what_changed():
     task = get_task("ynat")
-    notebook = records.notebook_code(task.notebook_path)
-    base = records.inputs(task, notebook, {"seed": 1}, "abc")
-    assert base.fingerprint == records.inputs(task, notebook, {"seed": 1}, "abc").fingerprint
+    notebook = fingerprints.notebook_code(task.notebook_path)
+    base = fingerprints.inputs(task, notebook, {"seed": 1}, "abc")
+    assert base.fingerprint == fingerprints.inputs(task, notebook, {"seed": 1}, "abc").fingerprint
     changes = {
-        "parameters": records.inputs(task, notebook, {"seed": 2}, "abc"),
-        "data": records.inputs(task, notebook, {"seed": 1}, "abd"),
-        "notebook": records.inputs(task, notebook + " ", {"seed": 1}, "abc"),
+        "parameters": fingerprints.inputs(task, notebook, {"seed": 2}, "abc"),
+        "data": fingerprints.inputs(task, notebook, {"seed": 1}, "abd"),
+        "notebook": fingerprints.inputs(task, notebook + " ", {"seed": 1}, "abc"),
         "task version": base.model_copy(update={"task_version": task.version + 1}),
     }
     for name, changed in changes.items():
@@ -85,18 +85,18 @@ def _copy_of(task, tmp_path):
 
 def test_the_run_code_hash_follows_what_the_tasks_code_does_and_its_version(tmp_path):
     task = _copy_of(get_task("ynat"), tmp_path)
-    base = records.run_code_hash(task)
+    base = fingerprints.run_code_hash(task)
     metric = task.folder / "metric.py"
     source = metric.read_text()
     metric.write_text("# a comment\n" + source.replace('"""', '"""Reworded. ', 1) + "\n\n\n")
-    assert records.run_code_hash(task) == base  # a comment, a docstring, blank lines
+    assert fingerprints.run_code_hash(task) == base  # a comment, a docstring, blank lines
     metric.write_text(source + "\nTHRESHOLD = 1\n")
-    assert records.run_code_hash(task) != base  # code that runs
+    assert fingerprints.run_code_hash(task) != base  # code that runs
     task = _copy_of(get_task("ynat"), tmp_path / "again")
     entry = task.folder / "task.yaml"
     bumped = f"version: {task.version + 1}"
     entry.write_text(entry.read_text().replace(f"version: {task.version}", bumped))
-    assert records.run_code_hash(task) != base
+    assert fingerprints.run_code_hash(task) != base
 
 
 def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code(tmp_path):
@@ -110,11 +110,11 @@ def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code
         "code": source + "\nEXTRA_STEPS = 1\n",
     }
     copy.write_text(source)
-    base = records.code_digest(copy)
+    base = fingerprints.code_digest(copy)
     for name, text in edits.items():
         assert text != source, name
         copy.write_text(text)
-        assert (records.code_digest(copy) == base) == (name != "code"), name
+        assert (fingerprints.code_digest(copy) == base) == (name != "code"), name
 
 
 def test_an_overridden_run_has_its_own_files_and_parameters_are_portable():
@@ -199,7 +199,7 @@ def test_a_run_is_sent_with_the_inputs_it_is_later_checked_against():
         spec = runner.plan("smoke", tasks=[task])[0]
         _, sent = runner.run_request(spec)
         assert sent == runner.spec_inputs(spec)
-        assert sent.notebook == records.current_code(spec.task)["notebook"]
+        assert sent.notebook == fingerprints.current_code(spec.task)["notebook"]
 
 
 def test_one_options_value_plans_the_runs_a_command_asks_for(tmp_path):

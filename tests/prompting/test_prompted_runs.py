@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kluebook import records
+from kluebook import fingerprints, records
 from kluebook.book import copy_sources
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import available_tasks, get_task
@@ -106,11 +106,11 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     folder = tmp_path / "nli"
     shutil.copytree(get_task("nli").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
     copy = SimpleNamespace(name="nli", folder=folder)
-    before = (records.task_code_hash(copy), records.template_digest(copy))
+    before = (fingerprints.task_code_hash(copy), fingerprints.template_digest(copy))
     template = folder / "prompt.yaml"
     template.write_text(template.read_text(encoding="utf-8") + "\n# an edit\n")
-    assert records.task_code_hash(copy) == before[0]  # fine-tuned runs do not read it
-    assert records.template_digest(copy) != before[1]
+    assert fingerprints.task_code_hash(copy) == before[0]  # fine-tuned runs do not read it
+    assert fingerprints.template_digest(copy) != before[1]
     root, _, fine_tuned = scratch
     assert fine_tuned.returncode == 0, fine_tuned.stdout + fine_tuned.stderr
     task = get_task("nli")
@@ -120,12 +120,12 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     tuned = records.parse_record(
         root / "results/smoke/nli" / f"kluebook--tiny-roberta-{FINE_TUNED}-seed1.json"
     )
-    assert records.stale_inputs(prompted, records.current_code(task, "prompted")) == []
-    monkeypatch.setattr(records, "template_digest", lambda task: "an edited template")
-    assert records.stale_inputs(prompted, records.current_code(task, "prompted")) == [
+    assert fingerprints.stale_inputs(prompted, fingerprints.current_code(task, "prompted")) == []
+    monkeypatch.setattr(fingerprints, "template_digest", lambda task: "an edited template")
+    assert fingerprints.stale_inputs(prompted, fingerprints.current_code(task, "prompted")) == [
         "prompt template"
     ]
-    assert records.stale_inputs(tuned, records.current_code(task)) == []
+    assert fingerprints.stale_inputs(tuned, fingerprints.current_code(task)) == []
 
 
 def test_compare_answers_for_a_fine_tuned_and_a_prompted_nli_configuration(scratch):

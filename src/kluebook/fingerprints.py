@@ -1,0 +1,246 @@
+"""What a run was made from (`Inputs`), each part hashed: its notebook, parameters and data, its
+task's code and the shared code it runs (the import closure of its notebook and task folder,
+`kluebook.code_closure`), hashed by behaviour (comments and docstrings left out). A run is up
+to date while every part is what it is today (`current_code`, `stale_inputs`)."""
+
+import ast
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from kluebook import __version__
+from kluebook.code_closure import PARSING, closure, file_imports, notebook_imports
+from kluebook.data import file_sha256
+from kluebook.errors import KluebookError
+from kluebook.paths import PROMPTED_NOTEBOOK
+from kluebook.prompt_items import TEMPLATE_FILE
+from kluebook.repository import without_install_address
+
+if TYPE_CHECKING:  # a record's type, named in an annotation: records sit above fingerprints
+    from kluebook.records import RunRecord
+# How a run was made: a checkpoint fine-tuned by the task's notebook, or a language model
+# prompted by the prompted notebook (`PROMPTED_NOTEBOOK`).
+FINE_TUNED, PROMPTED = "fine-tuned", "prompted"
+Method = Literal["fine-tuned", "prompted"]
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            value = first.value if isinstance(first, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+def _canonical(node) -> Any:
+    """A syntax tree as plain data, the same on every supported Python (fields that are None
+    or empty are left out, as newer Pythons add such fields)."""
+    if isinstance(node, ast.AST):
+        fields = {}
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is not None and value != []:
+                fields[name] = _canonical(value)
+        return [type(node).__name__, fields]
+    if isinstance(node, list):
+        return [_canonical(item) for item in node]
+    return repr(node)
+
+
+def code_digest(path: Path) -> str:
+    """SHA-256 of what a file of code does: a Python module's syntax tree without docstrings
+    (comments and formatting do not count), a YAML file's data; other files' bytes."""
+    content = path.read_bytes()
+    if path.suffix not in {".py", ".yaml", ".yml"}:
+        return hashlib.sha256(content).hexdigest()
+    return _behaviour_digest(path.suffix, content, str(path))
+
+
+@lru_cache(maxsize=4096)
+def _behaviour_digest(suffix: str, content: bytes, name: str) -> str:
+    """`code_digest` of a module or YAML file, by its bytes: a sweep fingerprints every run with
+    the same files, and parsing them again for each run took most of a no-change rebuild."""
+    if suffix == ".py":
+        with PARSING:
+            tree = _without_docstrings(ast.parse(content.decode("utf-8"), name))
+        text = json.dumps(_canonical(tree))
+    else:
+        text = json.dumps(yaml.safe_load(content.decode("utf-8")), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _digest_of(files: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for name, path in files:
+        digest.update(f"{name}\0{code_digest(path)}\0".encode())
+    return digest.hexdigest()
+
+
+def task_imports(task) -> list[str]:
+    """The kluebook modules the code of the task's folder imports (the task registry imports
+    that code by a computed name, which the closure of the notebook's imports cannot see)."""
+    imported = []
+    for path in sorted(task.folder.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            name = ".".join(path.relative_to(task.folder).with_suffix("").parts)
+            imported += file_imports(path, f"task.{name}".removesuffix(".__init__"))
+    return imported
+
+
+def method_notebook(task, method: str = FINE_TUNED) -> Path:
+    """The notebook a run of `task` made by `method` executes."""
+    return PROMPTED_NOTEBOOK if method == PROMPTED else task.notebook_path
+
+
+def run_modules(task, method: str = FINE_TUNED) -> list[tuple[str, Path]]:
+    """The shared modules a run of `task` executes: the import closure of what its notebook and
+    its task folder import, apart from the modules of the task folder (`task_code_hash`)."""
+    notebook = method_notebook(task, method)
+    entry = notebook_imports(notebook.read_text(encoding="utf-8")) if notebook.is_file() else ()
+    own = f"kluebook.tasks.{task.name}"
+    return [
+        (name, path)
+        for name, path in closure([*entry, *task_imports(task)]).items()
+        if name != own and not name.startswith(own + ".")
+    ]
+
+
+def shared_code_hash(task, method: str = FINE_TUNED) -> str:
+    """A hash of the shared modules a run of `task` executes (`run_modules`), by behaviour
+    (`code_digest`)."""
+    return _digest_of(run_modules(task, method))
+
+
+def task_code_hash(task) -> str:
+    """A hash of the task's folder: its code and task.yaml (which holds its version); not its
+    prompt template, an input of prompted runs only (`template_digest`)."""
+    files = [
+        (f"task/{path.relative_to(task.folder).as_posix()}", path)
+        for path in sorted(task.folder.rglob("*"))
+        if path.suffix in {".py", ".yaml"}
+        and "__pycache__" not in path.parts
+        and path != task.folder / TEMPLATE_FILE
+    ]
+    return _digest_of(files)
+
+
+def template_digest(task) -> str:
+    """The SHA-256 of the task's prompt template, as it is on disk: an input of prompted runs."""
+    path = task.folder / TEMPLATE_FILE
+    if not path.is_file():
+        raise KluebookError(f"task {task.name!r} has no prompt template ({TEMPLATE_FILE})")
+    return file_sha256(path)
+
+
+def run_code_hash(task, method: str = FINE_TUNED) -> str:
+    """A hash of the code a run of `task` executes: the shared run modules, the task's folder
+    (and, prompted, its template) and the package version."""
+    parts = [__version__, shared_code_hash(task, method), task_code_hash(task)]
+    if method == PROMPTED:
+        parts.append(template_digest(task))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def notebook_code(path: Path) -> str:
+    """`cells_code` of the notebook at `path`."""
+    return cells_code(path.read_text(encoding="utf-8"))
+
+
+def cells_code(notebook_text: str) -> str:
+    """The source of a notebook's cells, without outputs or metadata, and without the address
+    its first cell installs kluebook from where it is missing (a fork that sets its own
+    repository address runs the same code)."""
+    import nbformat  # lazy: slow to import, and most commands read no notebook
+
+    notebook = nbformat.reads(notebook_text, as_version=4)
+    cells = (f"{cell.cell_type}:{cell.source}" for cell in notebook.cells)
+    return without_install_address("\n\n".join(cells))
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Inputs(BaseModel):
+    """What a run was made from, each part hashed: a finished run is reused while every part is
+    unchanged, and a record whose parts differ from today's says which input changed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    notebook: str
+    parameters: str
+    data: str
+    task_code: str
+    shared_code: str
+    task_version: int
+    package: str
+    template: str | None = None  # the prompt template's digest; prompted runs only
+
+    @property
+    def fingerprint(self) -> str:
+        return text_digest(json.dumps(self.model_dump(exclude_none=True), sort_keys=True))
+
+    def changed(self, current: "Inputs | dict", parts: tuple[str, ...] | None = None) -> list[str]:
+        """The inputs that differ from `current`, in words (`INPUT_NAMES`)."""
+        now = current if isinstance(current, dict) else current.model_dump()
+        mine = self.model_dump()
+        return [INPUT_NAMES[k] for k in parts or INPUT_NAMES if k in now and mine.get(k) != now[k]]
+
+
+INPUT_NAMES = {
+    "notebook": "notebook",
+    "parameters": "parameters",
+    "data": "data",
+    "task_code": "task code",
+    "shared_code": "shared code",
+    "task_version": "task version",
+    "package": "kluebook version",
+    "template": "prompt template",
+}
+# The inputs the report can check without the data: the code and notebook a record was made by.
+CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package", "template")
+
+
+def inputs(
+    task, code: str, parameters: dict, data_checksum: str, method: str = FINE_TUNED
+) -> Inputs:
+    """The inputs of a run of `task` made by `method` with these parameters
+    (`portable_parameters`) and data."""
+    return Inputs(
+        notebook=text_digest(code),
+        parameters=text_digest(json.dumps(parameters, sort_keys=True, ensure_ascii=False)),
+        data=data_checksum,
+        task_code=task_code_hash(task),
+        shared_code=shared_code_hash(task, method),
+        task_version=task.version,
+        package=__version__,
+        template=template_digest(task) if method == PROMPTED else None,
+    )
+
+
+def current_code(task, method: str = FINE_TUNED) -> dict:
+    """The code inputs (`CODE_INPUTS`) a run of `task` made by `method` would be made from
+    today."""
+    return {
+        "notebook": text_digest(notebook_code(method_notebook(task, method))),
+        "task_code": task_code_hash(task),
+        "shared_code": shared_code_hash(task, method),
+        "task_version": task.version,
+        "package": __version__,
+        "template": template_digest(task) if method == PROMPTED else None,
+    }
+
+
+def stale_inputs(record: "RunRecord", current: dict | None) -> list[str]:
+    """The code inputs that changed since a record was made, in words; [] for a current one
+    (`current` is `current_code` of its task and method, None for a task that is gone)."""
+    if current is None:
+        return ["task"]
+    return record.inputs.changed(current, CODE_INPUTS)
