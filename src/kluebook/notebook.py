@@ -280,10 +280,10 @@ def finish_prompted_run(
     """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
     with the unparsable answers), and no checkpoint."""
     parameters = run.parameters
-    provenance = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
-    provenance["model"] = provenance.model_id(parameters["model"])
+    asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
+    asked["model"] = provenance.model_id(parameters["model"])
     mode = parameters["mode"] or template.mode
-    revision = provenance.get("revision") or ""
+    revision = asked.get("revision") or ""
     facts = {
         "model_revision": revision
         or ("built locally" if parameters["model"] == TINY_CAUSAL_LM else "unknown"),
@@ -298,7 +298,7 @@ def finish_prompted_run(
             "mode": mode,
             "template_digest": fingerprints.template_digest(run.task),
             "unparsable": answers.unparsable,
-            "backend": provenance,
+            "backend": asked,
             "first_prompt": answers.first_prompt,
             "first_answer": answers.first_answer,
             "first_parsed": answers.predictions[0],
