@@ -11,10 +11,16 @@ from kluebook.aggregation import reproduced_rows
 from kluebook.compare import DataMismatch, record_gold
 from kluebook.data import data_checksum, load_split
 from kluebook.klue_table import cell_html
+from kluebook.records import RunRecord
 from kluebook.tasks import get_task
 from kluebook.uncertainty import cell_title
 
 YNAT = get_task("ynat")
+
+
+def typed(fields: dict) -> RunRecord:
+    """A record as `read_records` hands it on, from its file layout."""
+    return RunRecord.model_validate(fields)
 
 
 def _record(seed: int, checksum: str, predictions: str | None = None, **parameters) -> dict:
@@ -26,13 +32,13 @@ def _record(seed: int, checksum: str, predictions: str | None = None, **paramete
 
 def test_the_gold_of_a_run_is_the_dev_set_it_scored_cut_to_its_limit():
     checksum = data_checksum(YNAT, "generated", None)
-    gold = record_gold(YNAT, _record(1, checksum, dev_limit=30))
+    gold = record_gold(YNAT, typed(_record(1, checksum, dev_limit=30)))
     assert gold == load_split(YNAT, "dev", "generated", None)[:30]
 
 
 def test_data_that_are_not_those_the_run_scored_are_refused_by_name():
     with pytest.raises(DataMismatch, match=r"the ynat data here \(checksum [0-9a-f]{12}\) are not"):
-        record_gold(YNAT, _record(1, "0" * 64))
+        record_gold(YNAT, typed(_record(1, "0" * 64)))
 
 
 def test_hub_gold_is_loaded_at_the_commit_the_run_was_pinned_to(monkeypatch):
@@ -41,11 +47,11 @@ def test_hub_gold_is_loaded_at_the_commit_the_run_was_pinned_to(monkeypatch):
     monkeypatch.setattr(compare, "load_split", lambda *args: asked.append(args) or [])
     record = {**_record(1, f"hub:klue/klue/ynat@{commit}", data_revision=commit)}
     record["data_source"] = "hub"
-    record_gold(YNAT, record)
+    record_gold(YNAT, typed(record))
     assert asked == [(YNAT, "dev", "hub", None, commit)]
     record["parameters"]["data_revision"] = "b" * 40  # the run says one commit, scored another
     with pytest.raises(DataMismatch, match=f"hub:klue/klue/ynat@{'b' * 40}"):
-        record_gold(YNAT, record)
+        record_gold(YNAT, typed(record))
 
 
 def _predictions(tmp_path, seed: int) -> str:
@@ -66,18 +72,18 @@ def _predictions(tmp_path, seed: int) -> str:
 def test_a_cell_of_several_seeds_says_why_it_has_no_interval(tmp_path):
     checksum = data_checksum(YNAT, "generated", None)
     runs = [_record(s, checksum, _predictions(tmp_path, s)) for s in (1, 2)]
-    (row,) = reproduced_rows(runs, tmp_path)
+    (row,) = reproduced_rows([typed(run) for run in runs], tmp_path)
     cell = row.cells[("ynat", "macro_f1")]
-    assert cell.interval["low"] < cell.interval["high"] and not cell.no_interval
+    assert cell.interval.low < cell.interval.high and not cell.no_interval
     other = [{**run, "data_checksum": "f" * 64} for run in runs]
-    (row,) = reproduced_rows(other, tmp_path)
+    (row,) = reproduced_rows([typed(run) for run in other], tmp_path)
     cell = row.cells[("ynat", "macro_f1")]
     assert cell.interval is None
     assert cell.no_interval.startswith("the ynat data here (checksum ")
     assert cell_title(cell).startswith("no bootstrap interval: the ynat data here")
     assert '<span class="no-interval" title="the ynat data here' in cell_html(row, cell, "", "p")
     missing = [{**run, "predictions": "gone.jsonl"} for run in runs]
-    (row,) = reproduced_rows(missing, tmp_path)
+    (row,) = reproduced_rows([typed(run) for run in missing], tmp_path)
     why = row.cells[("ynat", "macro_f1")].no_interval
     expected = "the dev set or predictions cannot be read: cannot read gone.jsonl: No such file"
     assert why.startswith(expected)
@@ -89,4 +95,6 @@ def test_comparing_runs_on_data_that_are_not_here_is_a_one_line_error(tmp_path):
         {**_record(1, "f" * 64, _predictions(tmp_path, 2)), "config": "learning_rate=0.2"},
     ]
     with pytest.raises(DataMismatch, match="are not those the run kluebook/tiny-roberta seed 1"):
-        compare.from_records(YNAT, runs, "learning_rate=0.1", "learning_rate=0.2", tmp_path)
+        compare.from_records(
+            YNAT, [typed(run) for run in runs], "learning_rate=0.1", "learning_rate=0.2", tmp_path
+        )
