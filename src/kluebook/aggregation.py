@@ -17,6 +17,7 @@ import pandas as pd
 import yaml
 
 from kluebook.checkpoints import model_entry, registered_models
+from kluebook.fingerprints import FINE_TUNED
 from kluebook.links import run_page
 from kluebook.paths import CONFIGS, ROOT
 from kluebook.pooling import code_today, pooled
@@ -82,6 +83,7 @@ class Row:
     data_source: str = ""
     config: str = DEFAULT_CONFIG
     source: str = ""
+    method: str = FINE_TUNED  # how its runs were made: fine-tuned or prompted
 
     @property
     def is_default_config(self) -> bool:
@@ -95,6 +97,11 @@ class Row:
     def has_current(self, key: tuple[str, str]) -> bool:
         """Whether the row has cell `key` made by current code (only such cells are ranked)."""
         return key in self.cells and not self.cells[key].stale
+
+    def is_ranked(self, key: tuple[str, str]) -> bool:
+        """Whether cell `key` competes for the best marks: current, and fine-tuned (prompted rows
+        follow another protocol and are shown beside the table's ranking, never in it)."""
+        return self.method == FINE_TUNED and self.has_current(key)
 
 
 def model_order(model: str) -> tuple:
@@ -115,10 +122,10 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
     by_task: dict[tuple, dict] = defaultdict(lambda: defaultdict(list))
     for record in records:
         if record.outcome is not None:
-            key = (record.profile, record.model, record.data_source, record.config)
+            key = (record.profile, record.model, record.data_source, record.config, record.method)
             by_task[key][record.task].append(record)
     rows = []
-    for (profile, model, source, config), tasks in by_task.items():
+    for (profile, model, source, config, method), tasks in by_task.items():
         cells: dict[tuple[str, str], Cell] = {}
         for task, mine in tasks.items():
             chosen, stale = pooled(mine, today)
@@ -143,6 +150,7 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
                 profile=profile,
                 data_source=source,
                 config=config,
+                method=method,
             )
         )
     return sorted(

@@ -1,6 +1,7 @@
 """KLUE's emphasis marks: per column, the best value in bold and the best among base-size models
-in italics. Only current values compete: a stale cell (made before an input changed) is shown,
-marked stale, but is never the best."""
+in italics. Only current, fine-tuned values compete: a stale cell (made before an input changed)
+is shown, marked stale, but is never the best, and a prompted row is never ranked against the
+fine-tuned ones."""
 
 from kluebook.aggregation import Row
 from kluebook.tasks import Metric, Task
@@ -12,7 +13,7 @@ def emphasis(rows: list[Row], cols: list[tuple[Task, Metric]]) -> dict[tuple[int
     marks: dict[tuple[int, str], str] = {}
     for task, metric in cols:
         key = (task.name, metric.key)
-        values = {i: round(r.cells[key].mean, 2) for i, r in enumerate(rows) if r.has_current(key)}
+        values = {i: round(r.cells[key].mean, 2) for i, r in enumerate(rows) if r.is_ranked(key)}
         if len(values) < 2:
             continue
         best = max(values.values())

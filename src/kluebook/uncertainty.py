@@ -113,7 +113,7 @@ def runner_up_ties(rows: list, marks: dict, cols: list) -> dict:
     notes = {}
     for task, metric in cols:
         key, column = (task.name, metric.key), f"{task.name}/{metric.key}"
-        current = (i for i, row in enumerate(rows) if row.has_current(key))
+        current = (i for i, row in enumerate(rows) if row.is_ranked(key))
         ranked = sorted(current, key=lambda i: -rows[i].cells[key].mean)
         best = [i for i in ranked if "b" in marks.get((i, column), "")]
         if len(ranked) < 2 or len(best) != 1:  # no mark, or a tie that shares it already

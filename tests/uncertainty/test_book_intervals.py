@@ -94,3 +94,14 @@ def test_a_stale_cell_is_never_marked_best_nor_ranked_runner_up():
     assert marks[0, "nli/accuracy"] == "bi" and (2, "nli/accuracy") not in marks
     rows[0].cells["nli", "accuracy"].stale = "notebook"
     assert emphasis(rows, COLS) == {}  # one current value left: nothing to compare it with
+
+
+def test_a_prompted_row_is_never_ranked_against_the_fine_tuned_ones():
+    rows = _rows(gap=3.0)
+    rows.append(_row("c/model", [95.0], [95.0 + np.zeros(1000)]))
+    rows[2].method = "prompted"
+    marks = emphasis(rows, COLS)
+    assert marks[0, "nli/accuracy"] == "bi" and (2, "nli/accuracy") not in marks
+    assert 2 not in {row for row, _ in runner_up_ties(rows, marks, COLS)}
+    rows[2].method = "fine-tuned"
+    assert emphasis(rows, COLS)[2, "nli/accuracy"] == "bi"  # the same row, fine-tuned, is best
