@@ -9,7 +9,9 @@ from pathlib import Path
 from kluebook import __version__, code_closure, repository
 from kluebook.code_closure import closure, notebook_imports
 from kluebook.errors import KluebookError
+from kluebook.fingerprints import task_imports
 from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
+from kluebook.tasks import all_tasks
 
 # What a book build reads besides the installed package (which holds the configs): the book's
 # configuration, its pages, the citation file (the Cite page) and the notebooks its launch
@@ -56,9 +58,6 @@ def generated_pages_digest() -> str:
     predictions, executed notebooks), the configs, the toc, the task folders and notebooks, and
     the code that writes the pages or that a record's staleness is judged against: the import
     closure of `PAGE_ENTRY`, of the task folders' code and of the notebooks' imports."""
-    from kluebook.fingerprints import task_imports
-    from kluebook.tasks import all_tasks
-
     digest = hashlib.sha256(__version__.encode())
     _digest_files(digest, (p for p in RESULTS.rglob("*") if p.is_file()), ROOT)
     _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), CONFIGS)
@@ -86,8 +85,6 @@ def files_touched_digest() -> str:
     be made from (a superset of `generated_pages_digest`'s: the whole package, results/, the
     toc, the task folders and notebooks): while it is unchanged, so are the pages' inputs, and
     nothing need be read."""
-    from kluebook.tasks import all_tasks
-
     files = [p for p in code_closure.PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts]
     files += [p for p in RESULTS.rglob("*") if p.is_file()] + [ROOT / "_toc.yml"]
     files += [p for p in CONFIGS.rglob("*") if p.is_file()]
@@ -114,7 +111,7 @@ def write_generated_pages(force: bool = False) -> bool:
     if not force and stamped[:1] == [digest]:
         stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
         return False
-    from kluebook.report import write_generated
+    from kluebook.report import write_generated  # lazy: the pages' code loads only to write them
 
     stamp.unlink(missing_ok=True)
     write_generated()

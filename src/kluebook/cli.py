@@ -79,7 +79,7 @@ def _options(
 def _run(options, force, quiet, execution=("local", 1, None, None, None, None, None)) -> bool:
     """Execute the runs `options` ask for (checked and pinned first), on the executor
     `execution` names; True when none failed."""
-    from kluebook import runner
+    from kluebook import runner  # lazy: CLI start-up
 
     specs = runner.prepare(options)
     executor = make_executor(*execution)
@@ -108,7 +108,7 @@ def _shown(path: Path) -> str:
 
 
 def _states(specs) -> list:
-    from kluebook import runner
+    from kluebook import runner  # lazy: CLI start-up
 
     return [(spec, runner.run_state(spec)) for spec in specs]
 
@@ -180,7 +180,7 @@ def run(
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
     if dry_run:
-        from kluebook.runner import pin_revisions, planned
+        from kluebook.runner import pin_revisions, planned  # lazy: CLI start-up
 
         states = _states(pin_revisions(planned(options)))
         chosen = [(s, st) for s, st in states if force or st.state != "current"]
@@ -211,7 +211,7 @@ def status(
     First, the runs executing now on this book root (by any runner here, or a Dask worker or
     Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
     streams to `.cache/logs/<task>/<run>.log`."""
-    from kluebook.worker import runs_in_progress
+    from kluebook.worker import runs_in_progress  # lazy: CLI start-up
 
     running = runs_in_progress()
     typer.echo(f"{len(running)} run(s) in progress")
@@ -221,7 +221,7 @@ def status(
             f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
             f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
         )
-    from kluebook.runner import planned
+    from kluebook.runner import planned  # lazy: CLI start-up
 
     options = run_options(profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     states = _states(planned(options))
@@ -239,7 +239,7 @@ def report() -> None:
     results.csv, results.json and model-index snippets, and the status page; from the task
     registry and the records, the task table, prediction formats, methods pages, a landing page
     per task, and the table of contents that puts each task's runs under its page."""
-    from kluebook.report import write_generated
+    from kluebook.report import write_generated  # lazy: CLI start-up
 
     for path in write_generated():
         typer.echo(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
@@ -277,7 +277,7 @@ def book(
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
-    from kluebook.book import build, check_book_root, write_generated_pages
+    from kluebook.book import build, check_book_root, write_generated_pages  # lazy: CLI start-up
 
     check_book_root()  # before any run: a checkout, its repository address set everywhere
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
@@ -321,9 +321,9 @@ def score(
     settings: ScoringSwitches = None,
 ) -> None:
     """Score a predictions file (the help text is SCORE_HELP, built from the task registry)."""
-    from kluebook.recipes import scoring_switches
-    from kluebook.scoring import score_file, undefined_metrics
-    from kluebook.tasks import get_task
+    from kluebook.recipes import scoring_switches  # lazy: CLI start-up
+    from kluebook.scoring import score_file, undefined_metrics  # lazy: CLI start-up
+    from kluebook.tasks import get_task  # lazy: CLI start-up
 
     chosen = get_task(task)
     switches = scoring_switches(chosen, parse_settings(settings or []))
@@ -360,10 +360,10 @@ def compare_command(
     dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
     and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
     """
-    from kluebook import compare
-    from kluebook.recipes import scoring_switches
-    from kluebook.records import read_records
-    from kluebook.tasks import get_task
+    from kluebook import compare  # lazy: CLI start-up
+    from kluebook.recipes import scoring_switches  # lazy: CLI start-up
+    from kluebook.records import read_records  # lazy: CLI start-up
+    from kluebook.tasks import get_task  # lazy: CLI start-up
 
     chosen = get_task(task)
     switches = scoring_switches(chosen, parse_settings(settings or []))
@@ -407,8 +407,8 @@ def set_repository(
     READMEs cannot read it (Colab installs kluebook before there is a checkout), so this writes it
     into them, and `kluebook book` refuses to build while one of them disagrees.
     """
-    from kluebook.book import require_book_root
-    from kluebook.repository import set_url
+    from kluebook.book import require_book_root  # lazy: CLI start-up
+    from kluebook.repository import set_url  # lazy: CLI start-up
 
     require_book_root()
     changed = set_url(ROOT, url)
@@ -432,8 +432,8 @@ def data_fetch(
 ) -> None:
     """Download the official KLUE v1.1 train/dev files, each checked against its git blob id at
     the pinned KLUE commit (and its SHA-256 where known) before it is used."""
-    from kluebook.fetch import fetch
-    from kluebook.tasks import get_task
+    from kluebook.fetch import fetch  # lazy: CLI start-up
+    from kluebook.tasks import get_task  # lazy: CLI start-up
 
     chosen = [get_task(t) for t in split_names(tasks)] if tasks else list(all_tasks().values())
     for path in fetch(chosen, dest, base_url):

@@ -22,7 +22,7 @@ from kluebook.bootstrap import run_intervals
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.paths import scrub
+from kluebook.paths import CACHE, scrub
 from kluebook.prompt_items import PromptItem, PromptTemplate
 from kluebook.prompting.answering import Answers
 from kluebook.prompting.render import render_prompt
@@ -177,9 +177,8 @@ def open_backend(
 ):
     """The run's language model: the server at `base_url` where one is given, else the local
     causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
-    from kluebook.paths import CACHE
-    from kluebook.prompting.local_lm import open_local_lm
-    from kluebook.prompting.server_lm import ServerLM
+    from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
+    from kluebook.prompting.server_lm import ServerLM  # optional: the `prompted` extra (openai)
 
     parameters = run.parameters
     if parameters["base_url"]:

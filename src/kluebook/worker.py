@@ -22,8 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kluebook import fingerprints, records
+from kluebook.data import data_checksum
 from kluebook.errors import KluebookError
+from kluebook.json_files import write_json, write_text_atomic
 from kluebook.paths import CACHE, ROOT
+from kluebook.tasks import get_task
 
 # What every kernel runs with besides the environment of the process that starts it: no progress
 # bars and no tqdm warning (with this machine's paths) in the executed pages.
@@ -125,8 +128,6 @@ def produce(request: RunRequest) -> RunProducts:
 
 
 def mark_in_progress(marker: Path, request: RunRequest, products: RunProducts, log: Path) -> None:
-    from kluebook.json_files import write_json
-
     write_json(
         marker,
         {
@@ -195,7 +196,7 @@ def _kill(manager) -> bool:
 def where() -> str:
     """This machine's name, and the Dask worker's when a worker executes the run."""
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # optional: the dask extra
 
         return f"{socket.gethostname()} (dask worker {get_worker().name})"
     except (ImportError, ValueError):
@@ -204,9 +205,6 @@ def where() -> str:
 
 def check_environment(request: RunRequest) -> None:
     """Refuse to run where the package code or the data differ from what was fingerprinted."""
-    from kluebook.data import data_checksum
-    from kluebook.tasks import get_task
-
     task = get_task(request.task)
     here = socket.gethostname()
     if fingerprints.run_code_hash(task, request.method) != request.code_hash:
@@ -271,7 +269,7 @@ def _execute_notebook(
     before its first reply: no cell has run then. Two kernels started at once can pick the same
     free port (jupyter_client finds a port, frees it, and the kernel binds it later), and the
     loser dies on "Address already in use"."""
-    import papermill
+    import papermill  # lazy: nbclient and jupyter load only where a run executes
 
     for attempt in range(1, KERNEL_STARTS + 1):
         manager = kernel_manager(env)
@@ -318,7 +316,7 @@ def worker_kernel_environment() -> dict:
     if not in_slurm_job and any(name in os.environ for name in THREAD_VARIABLES):
         return env
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # optional: the dask extra
 
         state = get_worker().state
         slots = min(state.nthreads, int(state.total_resources.get("run", state.nthreads)))
@@ -375,8 +373,6 @@ def kernel_manager(env: dict):
     path = kernel_folder() / name / "kernel.json"
     text = json.dumps(spec, indent=1, sort_keys=True)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
-        from kluebook.json_files import write_text_atomic
-
         write_text_atomic(path, text)
     specs = KernelSpecManager(kernel_dirs=[str(kernel_folder())])
     return AsyncKernelManager(kernel_name=name, kernel_spec_manager=specs)
