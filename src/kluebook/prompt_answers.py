@@ -85,3 +85,15 @@ def refuse_ranking(item: PromptItem, logprobs: Mapping[str, float]) -> dict:
     raise KluebookError(
         f"{item.key}: this task is answered by generation (mode: generate), not by ranking"
     )
+
+
+def read_label(item: PromptItem, text: str, prefix: str, labels: Sequence[str]) -> dict | None:
+    """The predictions line of a generated answer that is exactly one of `item.choices`, each
+    standing for the label of the same position in `labels`; None if it is none of them."""
+    index = read_choice(text, prefix, item.choices)
+    return None if index is None else {"guid": item.key, "label": labels[index]}
+
+
+def rank_label(item: PromptItem, logprobs: Mapping[str, float], labels: Sequence[str]) -> dict:
+    """The predictions line of the most likely of `item.choices` (see `read_label`)."""
+    return {"guid": item.key, "label": labels[ranked_choice(item.choices, logprobs)]}

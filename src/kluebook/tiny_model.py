@@ -168,19 +168,7 @@ def build_tiny_model(
         model = RobertaModel(config)
         if embedding_std is not None:
             _widen_embeddings(model.embeddings, embedding_std)
-    # Runs started at once may build the same model: each writes its own staging folder, the
-    # first rename wins and the others keep its result.
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    model.save_pretrained(staging)
-    tokenizer.save_pretrained(staging)
-    try:
-        staging.rename(folder)
-    except OSError:
-        if not (folder / "config.json").exists():
-            raise
-        shutil.rmtree(staging, ignore_errors=True)
-    return folder
+    return save_once(folder, model, tokenizer)
 
 
 def _widen_embeddings(embeddings, std: float) -> None:
@@ -204,3 +192,19 @@ def uses_token_type_ids(model_name_or_path: str | Path) -> bool:
 
     config = AutoConfig.from_pretrained(model_name_or_path)
     return config.model_type in {"bert", "xlnet", "electra"}
+
+
+def save_once(folder: Path, model, tokenizer) -> Path:
+    """Save a built stand-in at `folder`. Runs started at once may build the same model: each
+    writes its own staging folder, the first rename wins and the others keep its result."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    model.save_pretrained(staging)
+    tokenizer.save_pretrained(staging)
+    try:
+        staging.rename(folder)
+    except OSError:
+        if not (folder / "config.json").exists():
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder

@@ -9,14 +9,12 @@ text and cached by a hash of it; the same bytes on every build.
 """
 
 import hashlib
-import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from kluebook.paths import CACHE
 from kluebook.tiny_model import TINY_CAUSAL_LM as TINY_CAUSAL_LM  # its name, with its builder
-from kluebook.tiny_model import wordpiece_vocabulary
+from kluebook.tiny_model import save_once, wordpiece_vocabulary
 
 TINY_CAUSAL_SIZE = {
     "hidden_size": 64,
@@ -95,16 +93,4 @@ def build_tiny_causal_lm(texts: list[str], seed: int = 0, vocab_size: int = 2000
         pad_token_id=tokenizer.pad_token_id,
         do_sample=False,
     )
-    # Runs started at once may build the same model: each writes its own staging folder, the
-    # first rename wins and the others keep its result.
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    model.save_pretrained(staging)
-    tokenizer.save_pretrained(staging)
-    try:
-        staging.rename(folder)
-    except OSError:
-        if not (folder / "config.json").exists():
-            raise
-        shutil.rmtree(staging, ignore_errors=True)
-    return folder
+    return save_once(folder, model, tokenizer)

@@ -4,7 +4,7 @@ The choices are Korean answers to "is the hypothesis true, given the premise?", 
 of `LABELS`; a generated answer is read as one of them written exactly.
 """
 
-from kluebook.prompt_answers import other_than, own_template, ranked_choice, read_choice
+from kluebook.prompt_answers import other_than, own_template, rank_label, read_label
 from kluebook.prompt_items import PromptItem
 
 from .data import LABELS
@@ -28,12 +28,11 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
 
 
 def parse_answer(item: PromptItem, text: str) -> dict | None:
-    index = read_choice(text, TEMPLATE.answer_prefix, item.choices)
-    return None if index is None else {"guid": item.key, "label": LABELS[index]}
+    return read_label(item, text, TEMPLATE.answer_prefix, LABELS)
 
 
 def rank_prediction(item: PromptItem, logprobs: dict[str, float]) -> dict:
-    return {"guid": item.key, "label": LABELS[ranked_choice(item.choices, logprobs)]}
+    return rank_label(item, logprobs, LABELS)
 
 
 def fallback_prediction(item: PromptItem) -> dict:
