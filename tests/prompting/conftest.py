@@ -45,9 +45,10 @@ def fallback_prediction(item):
 """
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def prompted_task(tmp_path_factory):
-    """The name of a registered task that can be prompted, with its template's folder."""
+    """The name of a registered task that can be prompted, with its template's folder (registered
+    for the tests of this package only: the other tests see the built-in tasks alone)."""
     extra = tmp_path_factory.mktemp("extra-tasks")
     folder = extra / TASK
     shutil.copytree(get_task("ynat").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
@@ -58,7 +59,7 @@ def prompted_task(tmp_path_factory):
         yield TASK
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def split_items(prompted_task):
     """(train items, dev items) of the task's smoke data, through its prompting module."""
     _, prompting = task_prompting(prompted_task)
@@ -66,7 +67,7 @@ def split_items(prompted_task):
     return prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def tiny_lm(prompted_task, split_items, tmp_path_factory):
     """The tiny causal LM, built on the task's prompts (into a cache of the tests' own), on CPU."""
     from kluebook.prompting import tiny_causal_lm
