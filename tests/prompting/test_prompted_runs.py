@@ -3,16 +3,12 @@ runs every task with the tiny causal LM, each record holds every official metric
 unparsable count, and `kluebook compare` answers for a fine-tuned and a prompted NLI run."""
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
 
 from kluebook import fingerprints, records
-from kluebook.book import copy_sources
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import available_tasks, get_task
 
@@ -27,21 +23,10 @@ SETTINGS = ("--set", "shots=5", "--set", "dev_limit=10")
 UNDEFINED_ON_A_SLICE = {("re", "auprc")}
 
 
-def kluebook(root, *args):
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=root,
-    )
-
-
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory):
+def scratch(tmp_path_factory, new_book, kluebook):
     """A book root where every task ran prompted (5 shots) and NLI ran fine-tuned too."""
-    root = copy_sources(tmp_path_factory.mktemp("book"))
+    root = new_book(tmp_path_factory.mktemp("book"))
     prompted = kluebook(
         root, "run", "--matrix", "prompted-smoke", *SETTINGS, "--quiet", "--jobs", "2"
     )
@@ -63,8 +48,8 @@ def prompted_record(root, task):
     return json.loads(path.read_text())
 
 
-def test_the_matrix_plans_both_shot_counts_under_names_of_their_own(tmp_path):
-    planned = kluebook(copy_sources(tmp_path), "run", "--matrix", "prompted-smoke", "--dry-run")
+def test_the_matrix_plans_both_shot_counts_under_names_of_their_own(kluebook, scratch_book):
+    planned = kluebook(scratch_book, "run", "--matrix", "prompted-smoke", "--dry-run")
     assert planned.returncode == 0, planned.stderr
     runs = [line.split()[2:4] for line in planned.stdout.splitlines() if "would execute:" in line]
     assert len(runs) == len({tuple(run) for run in runs}) == 2 * len(TASKS)
@@ -93,7 +78,7 @@ def test_every_task_runs_prompted_and_records_its_official_metrics(scratch):
         assert facts["template_digest"] == record["inputs"]["template"]
 
 
-def test_a_rerun_executes_nothing_and_status_lists_the_prompted_runs(scratch):
+def test_a_rerun_executes_nothing_and_status_lists_the_prompted_runs(kluebook, scratch):
     root, _, _ = scratch
     again = kluebook(root, "run", "--matrix", "prompted-smoke", *SETTINGS, "--quiet")
     assert f"0 succeeded, {len(TASKS)} skipped" in again.stdout, again.stdout + again.stderr
@@ -128,7 +113,7 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     assert fingerprints.stale_inputs(tuned, fingerprints.current_code(task)) == []
 
 
-def test_compare_answers_for_a_fine_tuned_and_a_prompted_nli_configuration(scratch):
+def test_compare_answers_for_a_fine_tuned_and_a_prompted_nli_configuration(kluebook, scratch):
     root, _, _ = scratch
     compared = kluebook(root, "compare", FINE_TUNED, PROMPTED, "--task", "nli")
     assert compared.returncode == 0, compared.stdout + compared.stderr
