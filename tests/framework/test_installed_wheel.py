@@ -104,9 +104,8 @@ def test_the_venv_imports_kluebook_from_the_wheel(installed):
     assert Path(package) == site / "kluebook"
     assert Path(root) == work  # not a checkout: the book root is the current directory
     assert (site / "kluebook" / "configs" / "smoke.yaml").is_file()
-    assert sorted(p.stem for p in (site / "kluebook" / "notebooks").glob("*.ipynb")) == sorted(
-        all_tasks()
-    )
+    notebooks = sorted(p.stem for p in (site / "kluebook" / "notebooks").glob("*.ipynb"))
+    assert notebooks == sorted([*all_tasks(), "prompted"])  # one per task, one for prompted runs
 
 
 def test_tasks_lists_every_task_as_ready(installed):
