@@ -101,15 +101,20 @@ def file_imports(path: Path, module: str) -> list[str]:
 
 @lru_cache(maxsize=64)
 def notebook_imports(notebook_text: str) -> tuple[str, ...]:
-    """The kluebook modules a notebook's code cells import (its entry points), its IPython
-    magics (`%pip`, `!cmd`) read as the calls they stand for."""
+    """The kluebook modules a notebook's code cells import (its entry points)."""
+    code = notebook_code(notebook_text)
+    return tuple(_modules_named(_imports_of(code.encode(), "__notebook__", False)))
+
+
+def notebook_code(notebook_text: str) -> str:
+    """A notebook's code cells as one Python source, its IPython magics (`%pip`, `!cmd`) read
+    as the calls they stand for."""
     import nbformat
     from IPython.core.inputtransformer2 import TransformerManager
 
     notebook = nbformat.reads(notebook_text, as_version=4)
-    code = "\n".join(
+    return "\n".join(
         TransformerManager().transform_cell(cell.source)
         for cell in notebook.cells
         if cell.cell_type == "code"
     )
-    return tuple(_modules_named(_imports_of(code.encode(), "__notebook__", False)))

@@ -362,13 +362,15 @@ def kernel_manager(env: dict):
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
+    from kluebook import warm_kernels  # it loads jupyter_client too
+
     name = kernel_name(env)
     spec = {
         "argv": [*KERNEL_COMMAND, "-f", "{connection_file}"],
         "display_name": name,
         "language": "python",
         "env": {**KERNEL_ENVIRONMENT, **env},
-        "metadata": {"debugger": False},
+        "metadata": {"debugger": False, **warm_kernels.provisioner_metadata()},
     }
     path = kernel_folder() / name / "kernel.json"
     text = json.dumps(spec, indent=1, sort_keys=True)

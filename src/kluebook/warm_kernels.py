@@ -1,0 +1,384 @@
+"""Kernels forked from a process that has already imported the libraries the notebooks use.
+
+A fresh kernel spends most of a smoke run's start-up importing torch, transformers, datasets and
+scikit-learn, several CPU seconds every run. Here the first kernel of an environment starts a
+server (`python -m kluebook.warm_kernels`) with exactly that environment; it imports those
+libraries once, then forks one kernel per request. A forked kernel runs the same interpreter,
+arguments, environment and working folder as one started afresh; only the libraries are already
+in memory. What is imported is read from the code (`preloaded_imports`): the notebooks'
+imports of other packages and those of the kluebook modules they import, never kluebook itself
+(each kernel imports the package code as it is now) nor matplotlib (the kernel's own inline
+backend must see its first import).
+
+`WarmProvisioner` is the jupyter_client kernel provisioner that asks the server (registered as
+the `kluebook-warm` entry point). A kernel whose command or environment no server was started
+for, or any kernel where KLUEBOOK_WARM_KERNELS=0 or where processes cannot fork, is launched
+the usual way.
+"""
+
+import ast
+import atexit
+import builtins
+import contextlib
+import importlib
+import json
+import os
+import runpy
+import select
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from jupyter_client.provisioning import LocalProvisioner
+
+from kluebook import code_closure
+from kluebook.paths import PACKAGED_NOTEBOOKS
+
+PROVISIONER = "kluebook-warm"
+SWITCH = "KLUEBOOK_WARM_KERNELS"  # "0": every kernel starts afresh
+KERNEL_MODULE = "ipykernel_launcher"
+# Set by jupyter_client for each kernel it launches; anything else must match the server's.
+PER_KERNEL_PREFIX = "JPY_"
+# Imported by the kernel itself, never ahead of it: matplotlib picks its backend when first
+# imported (koreanize_matplotlib imports it). A server where it was imported all the same forks
+# nothing.
+NOT_PRELOADED = ("matplotlib", "matplotlib_inline", "koreanize_matplotlib")
+
+
+class _KernelShell:
+    """What a library that asks, when first imported, whether it runs in a Jupyter kernel (the
+    `get_ipython` built-in, as pandas does for its display width) is told in the server: yes,
+    as it would be in the kernel it is imported for."""
+
+    kernel = None
+
+
+def preloaded_imports() -> list[tuple[str, tuple[str, ...]]]:
+    """The module-level imports of other packages that the packaged notebooks make and that the
+    kluebook modules they import make: (module, names taken from it)."""
+    notebooks = [path.read_text(encoding="utf-8") for path in PACKAGED_NOTEBOOKS.glob("*.ipynb")]
+    entry = [module for text in notebooks for module in code_closure.notebook_imports(text)]
+    sources = [code_closure.notebook_code(text) for text in notebooks]
+    sources += [path.read_text(encoding="utf-8") for path in code_closure.closure(entry).values()]
+    found = set()
+    for source in sources:
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Import):
+                found.update((alias.name, ()) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add((node.module, tuple(sorted(alias.name for alias in node.names))))
+    return sorted(
+        (module, names)
+        for module, names in found
+        if module.split(".")[0] not in (code_closure.PACKAGE, *NOT_PRELOADED)
+    )
+
+
+def preload() -> None:
+    """Import what `preloaded_imports` lists; a module that fails to import is left to the
+    kernel (it fails there, as it would in a fresh kernel)."""
+    builtins.get_ipython = _KernelShell
+    try:
+        import_all(preloaded_imports())
+    finally:
+        del builtins.get_ipython
+
+
+def import_all(imports: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Import each module and take the names listed from it (lazily loaded ones included)."""
+    for module, names in imports:
+        try:
+            imported = importlib.import_module(module)
+            for name in names:
+                getattr(imported, name, None)  # a package's lazily loaded submodule or class
+        except Exception:
+            continue
+
+
+def serve(listener_fd: int, alive_fd: int) -> None:
+    """The server: preload, then fork a kernel for each request on the listening socket until
+    the process that started it closes `alive_fd`; each exit status goes back to its requester.
+    One thread, so that no lock is held by another thread when it forks."""
+    started_with = dict(os.environ)
+    preload()
+    # What the imports set in the environment (scikit-learn's KMP_* defaults, for one), as
+    # they would have set it in a fresh kernel: each forked kernel's environment gets it too.
+    set_by_imports = {k: v for k, v in os.environ.items() if started_with.get(k) != v}
+    listener = socket.socket(fileno=listener_fd)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    selector = selectors.DefaultSelector()
+    for fileobj in (listener, wake_read, alive_fd):
+        selector.register(fileobj, selectors.EVENT_READ)
+    requesters: dict[int, socket.socket] = {}
+    while True:
+        for key, _ in selector.select():
+            if key.fileobj is listener:
+                connection, _ = listener.accept()
+                open_fds = [listener_fd, wake_read, wake_write, alive_fd, selector.fileno()]
+                open_fds += [requester.fileno() for requester in requesters.values()]
+                pid = _fork_kernel(connection, started_with, set_by_imports, open_fds)
+                if pid:
+                    requesters[pid] = connection
+            elif key.fileobj == wake_read:
+                os.read(wake_read, 512)
+                _report_exits(requesters)
+            elif not os.read(alive_fd, 512):
+                return  # the process that started this server has gone
+
+
+def _fork_kernel(
+    connection: socket.socket, server_env: dict, set_by_imports: dict, server_fds: list[int]
+) -> int | None:
+    """Fork a kernel for the request on `connection`; answer with its pid, or with why not."""
+    request = json.loads(connection.makefile("rb").readline() or "null")
+    reason = _refusal(request, server_env)
+    if reason:
+        _send(connection, {"refused": reason})
+        connection.close()
+        return None
+    pid = os.fork()
+    if pid == 0:
+        request["env"] = {**request["env"], **set_by_imports}
+        _become_kernel(request, [*server_fds, connection.fileno()])
+    _send(connection, {"pid": pid})
+    return pid
+
+
+def _refusal(request, server_env: dict) -> str:
+    """Why this server cannot fork the kernel asked for ("" if it can)."""
+    if not isinstance(request, dict) or {"argv", "env", "cwd"} - set(request):
+        return "not a kernel request"
+    if _comparable(request["env"]) != _comparable(server_env):
+        return "the kernel's environment is not the server's"
+    if "matplotlib" in sys.modules:
+        return "matplotlib was imported ahead of the kernel"
+    if threading.active_count() > 1:
+        return "the server runs threads"  # forking them would copy held locks
+    return ""
+
+
+def _become_kernel(request: dict, fds_to_close: list[int]) -> None:
+    """In the forked child: become the kernel `python -m ipykernel_launcher <argv>` would be."""
+    code = 1
+    try:
+        os.setsid()  # its own process group, as jupyter_client starts kernels
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in fds_to_close:
+            os.close(fd)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.chdir(request["cwd"])
+        # The kernel watches its parent, the server, as a fresh one watches the process that
+        # launched it (the server ends when that process ends).
+        parent = str(os.getppid())
+        os.environ.clear()
+        os.environ.update({**request["env"], "JPY_PARENT_PID": parent})
+        sys.path[0] = request["cwd"]  # what `python -m` puts first (the launcher removes it)
+        sys.argv = [sys.argv[0], *request["argv"], f"--IPKernelApp.parent_handle={parent}"]
+        runpy.run_module(KERNEL_MODULE, run_name="__main__", alter_sys=True)  # as `-m` runs it
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _report_exits(requesters: dict[int, socket.socket]) -> None:
+    """Send the exit status of every kernel that has ended to the process that asked for it."""
+    for pid in list(requesters):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            connection = requesters.pop(pid)
+            with contextlib.suppress(OSError):  # the requester may have gone
+                _send(connection, {"returncode": os.waitstatus_to_exitcode(status)})
+            connection.close()
+
+
+def _send(connection: socket.socket, message: dict) -> None:
+    connection.sendall(json.dumps(message).encode() + b"\n")
+
+
+def _readable(connection: socket.socket, timeout: float | None) -> bool:
+    return bool(select.select([connection], [], [], timeout)[0])
+
+
+def _comparable(env) -> dict:
+    return {k: v for k, v in env.items() if not k.startswith(PER_KERNEL_PREFIX)}
+
+
+class ForkedKernel:
+    """A kernel the server forked, as the `subprocess.Popen` jupyter_client expects: it is the
+    server's child, so its exit status comes from the server, over the request's connection."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, connection: socket.socket, pid: int):
+        self._connection, self._reader = connection, connection.makefile("rb")
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and _readable(self._connection, 0):
+            self._read_exit()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            if not _readable(self._connection, timeout):
+                raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout)
+            self._read_exit()
+        return self.returncode
+
+    def _read_exit(self) -> None:
+        line = self._reader.readline()
+        # No status: the server has gone before the kernel ended; its status is lost.
+        self.returncode = json.loads(line)["returncode"] if line else -signal.SIGKILL
+        self._connection.close()
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+@dataclass
+class Server:
+    """A running server, as the process that started it holds it."""
+
+    process: subprocess.Popen
+    address: str
+    alive_fd: int  # closing it stops the server
+    folder: str
+
+    def fork(self, argv: list[str], env: dict, cwd: str) -> ForkedKernel | None:
+        """A kernel with these arguments, environment and working folder; None if refused."""
+        connection = socket.socket(socket.AF_UNIX)
+        try:
+            connection.connect(self.address)
+            _send(connection, {"argv": argv, "env": env, "cwd": cwd})
+            answer = json.loads(connection.makefile("rb").readline() or "{}")
+        except (OSError, ValueError):
+            connection.close()
+            return None
+        if "pid" not in answer:
+            connection.close()
+            return None
+        return ForkedKernel(connection, answer["pid"])
+
+    def stop(self) -> None:
+        os.close(self.alive_fd)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # still importing: it reads the pipe only after that
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_servers: dict[str, Server] = {}
+_servers_lock = threading.Lock()
+
+
+def server_for(interpreter: list[str], env: dict) -> Server:
+    """The server of this interpreter command and kernel environment, started on first use."""
+    key = json.dumps([interpreter, _comparable(env)], sort_keys=True)
+    with _servers_lock:
+        server = _servers.get(key)
+        if server is None or server.process.poll() is not None:
+            server = _servers[key] = _start_server(interpreter, env)
+        return server
+
+
+def _start_server(interpreter: list[str], env: dict) -> Server:
+    # The socket is bound here, before the server starts, so that kernels can be asked for at
+    # once: the requests wait in its backlog while the server imports.
+    folder = tempfile.mkdtemp(prefix="kluebook-kernels-")
+    address = os.path.join(folder, "socket")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(address)
+    listener.listen(64)
+    alive_read, alive_write = os.pipe()
+    try:
+        process = subprocess.Popen(
+            [*interpreter, "-m", __name__, str(listener.fileno()), str(alive_read)],
+            env=env,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(listener.fileno(), alive_read),
+        )
+    finally:
+        listener.close()
+        os.close(alive_read)
+    return Server(process, address, alive_write, folder)
+
+
+@atexit.register
+def stop_servers() -> None:
+    with _servers_lock:
+        for server in _servers.values():
+            server.stop()
+        _servers.clear()
+
+
+def split_command(cmd: list[str]) -> tuple[list[str], list[str]] | None:
+    """(the interpreter and its options, the kernel's arguments) of `python ... -m
+    ipykernel_launcher ...` run by this interpreter; None for another command."""
+    if not cmd or cmd[0] != sys.executable or KERNEL_MODULE not in cmd:
+        return None
+    at = cmd.index(KERNEL_MODULE)
+    if cmd[at - 1] != "-m":
+        return None
+    return cmd[: at - 1], cmd[at + 1 :]
+
+
+def provisioner_metadata() -> dict:
+    """The kernel spec's metadata that has jupyter_client launch kernels through
+    `WarmProvisioner`; none where the package was installed without its entry point."""
+    registered = entry_points(group="jupyter_client.kernel_provisioners", name=PROVISIONER)
+    return {"kernel_provisioner": {"provisioner_name": PROVISIONER}} if registered else {}
+
+
+def can_fork() -> bool:
+    return sys.platform == "linux" and os.environ.get(SWITCH, "1") != "0"
+
+
+class WarmProvisioner(LocalProvisioner):
+    """jupyter_client's local provisioner, launching kernels through a server where it can."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        parts = split_command(cmd) if can_fork() else None
+        env, cwd = kwargs.get("env") or dict(os.environ), str(kwargs.get("cwd") or Path.cwd())
+        kernel = server_for(parts[0], env).fork(parts[1], env, cwd) if parts else None
+        if kernel is None:
+            return await super().launch_kernel(cmd, **kwargs)
+        self.process, self.pid, self.pgid, self.cwd = kernel, kernel.pid, kernel.pid, cwd
+        return self.connection_info
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), int(sys.argv[2]))
