@@ -15,7 +15,9 @@ it needs the package index or a wheel cache). --workdir reuses a clone already t
 --against COMMIT builds that commit first, in a clone of its own (its own results/ and .cache/,
 so nothing is shared), then HEAD, and prints both figures and HEAD's share of the commit's. Wall
 time depends on what else the machine runs; the CPU seconds (of the whole build: every process it
-started, kernels and the site build included; and of the kernels alone, from the run records)
+started, kernels and the site build included; and of the kernels alone, from the run records:
+a kernel forked by `kluebook.warm_kernels` counts from its fork, its imports were made once by
+the server, which the whole build's CPU includes)
 depend on it much less, so both are printed. --tasks builds the book with those tasks' runs only
 (the site still has every page), for a quicker comparison of what changed in them.
 """

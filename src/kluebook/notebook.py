@@ -328,8 +328,9 @@ def write_outcome(
         "devices": devices.run_devices(),
         "started_at": run.started_at,
         "notebook_wall_time_s": round(wall_time, 1),
-        # CPU seconds of the kernel so far, imports included: what a run costs, whatever else
-        # the machine was doing (wall times stretch on a busy machine, this hardly does).
+        # CPU seconds of the kernel so far, its imports included (those a forked kernel found
+        # made, `kluebook.warm_kernels`, excepted): what a run costs, whatever else the machine
+        # was doing (wall times stretch on a busy machine, this hardly does).
         "kernel_cpu_s": round(time.process_time(), 1),
         "train_examples_per_second": (
             round(seen / wall_time, 1) if run.recipe and wall_time > 0 else None
