@@ -373,7 +373,10 @@ class WarmProvisioner(LocalProvisioner):
     async def launch_kernel(self, cmd: list[str], **kwargs):
         parts = split_command(cmd) if can_fork() else None
         env, cwd = kwargs.get("env") or dict(os.environ), str(kwargs.get("cwd") or Path.cwd())
-        kernel = server_for(parts[0], env).fork(parts[1], env, cwd) if parts else None
+        kernel = None
+        # No server where one cannot listen (a socket path too long for a deep TMPDIR, say).
+        with contextlib.suppress(OSError):
+            kernel = server_for(parts[0], env).fork(parts[1], env, cwd) if parts else None
         if kernel is None:
             return await super().launch_kernel(cmd, **kwargs)
         self.process, self.pid, self.pgid, self.cwd = kernel, kernel.pid, kernel.pid, cwd
