@@ -90,6 +90,27 @@ def book_sources(tmp_path_factory, _pristine_book) -> Path:
     assert _listing(root) == before, f"a test wrote into the shared read-only book {root}"
 
 
+# The smoke book the site tests read: two tasks, two seeds each, on cut-down data.
+SMOKE_SITE_TASKS = ["ynat", "nli"]
+SMOKE_SITE_SETTINGS = ["--set", "train_limit=200", "--set", "dev_limit=60", "--set", "epochs=1"]
+
+
+@pytest.fixture(scope="session")
+def smoke_site(tmp_path_factory, _pristine_book, kluebook) -> Path:
+    """The html folder of a smoke book of `SMOKE_SITE_TASKS`, seeds 1 and 2, built once per test
+    session (`kluebook book`) for the tests that only read it; checked unchanged at the end."""
+    root = Path(shutil.copytree(_pristine_book, tmp_path_factory.mktemp("smoke-site") / "book"))
+    out = root / "site"
+    tasks = ",".join(SMOKE_SITE_TASKS)
+    args = ["--tasks", tasks, "--seeds", "1,2", *SMOKE_SITE_SETTINGS, "--quiet"]
+    result = kluebook(root, "book", *args, "--path-output", str(out))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    html = out / "_build" / "html"
+    before = _listing(html)
+    yield html
+    assert _listing(html) == before, f"a test wrote into the shared smoke site {html}"
+
+
 @pytest.fixture(scope="session")
 def new_book(_pristine_book):
     """`new_book(folder)`: a fresh book root at `folder` (made, or empty), for a test to write."""

@@ -80,8 +80,9 @@ def _run(options, force, quiet, execution=("local", 1, None, None, None, None, N
     """Execute the runs `options` ask for (checked and pinned first), on the executor
     `execution` names; True when none failed."""
     from kluebook import runner  # lazy: CLI start-up
+    from kluebook.run_plan import prepare  # lazy: CLI start-up
 
-    specs = runner.prepare(options)
+    specs = prepare(options)
     executor = make_executor(*execution)
     try:
         summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
@@ -108,9 +109,9 @@ def _shown(path: Path) -> str:
 
 
 def _states(specs) -> list:
-    from kluebook import runner  # lazy: CLI start-up
+    from kluebook.run_store import run_state  # lazy: CLI start-up
 
-    return [(spec, runner.run_state(spec)) for spec in specs]
+    return [(spec, run_state(spec)) for spec in specs]
 
 
 @app.command()
@@ -180,7 +181,7 @@ def run(
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
     if dry_run:
-        from kluebook.runner import pin_revisions, planned  # lazy: CLI start-up
+        from kluebook.run_plan import pin_revisions, planned  # lazy: CLI start-up
 
         states = _states(pin_revisions(planned(options)))
         chosen = [(s, st) for s, st in states if force or st.state != "current"]
@@ -221,7 +222,7 @@ def status(
             f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
             f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
         )
-    from kluebook.runner import planned  # lazy: CLI start-up
+    from kluebook.run_plan import planned  # lazy: CLI start-up
 
     options = run_options(profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
     states = _states(planned(options))

@@ -236,12 +236,12 @@ def matrix_path(matrix: Path | None) -> Path | None:
 def run_options(
     profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions=("", "")
 ):
-    """The command's run options as one `runner.Options`, parsed before the slow import."""
+    """The command's run options as one `run_plan.Options`, parsed before the slow import."""
     seed_list, extra = parse_seeds(seeds), parse_settings(settings)
     matrix = matrix_path(matrix)
-    from kluebook import runner
+    from kluebook.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
 
-    return runner.Options(
+    return Options(
         profile,
         tasks=split_names(tasks),
         models=split_names(models),

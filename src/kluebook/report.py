@@ -17,7 +17,7 @@ from kluebook.pooling import code_today, stale_reason
 from kluebook.records import RunRecord, Unreadable, read_records
 from kluebook.results_page import build_contents, figure_path, render
 from kluebook.run_pages import render_page
-from kluebook.runner import spec_of
+from kluebook.run_spec import spec_of
 from kluebook.status_page import render_status
 from kluebook.tasks import all_tasks
 

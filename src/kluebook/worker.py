@@ -4,7 +4,7 @@
 `--jobs N` at once) or on a Dask worker of another machine. It needs this repository's package
 and environment there, not a shared filesystem: the notebook travels in the request, and the
 outcome, the predictions and the executed notebook travel back in the `RunProducts`, which the
-submitting checkout writes (`kluebook.runner`). Before executing, it checks that the package code
+submitting checkout writes (`kluebook.run_store`). Before executing, it checks that the package code
 and the data where it runs are those the submitting checkout fingerprinted.
 """
 

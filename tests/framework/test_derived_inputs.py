@@ -101,12 +101,12 @@ def test_a_module_only_the_run_imports_reaches_the_pages_too(package):
 # notebooks/ynat.ipynb and write the pages again (what `kluebook book --no-run` does).
 NOTEBOOK_EDIT = """
 import time, nbformat
-from kluebook import runner
+from kluebook import run_plan, run_spec, run_store
 from kluebook.book import write_generated_pages
 from kluebook.paths import ROOT
 from kluebook.worker import RunProducts
 
-spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
 done = RunProducts(started=time.time(), host="here", finished=time.time() + 5)
 done.outcome = {"model_revision": "m", "recipe": {}, "metrics": {"macro_f1": 77.0},
                 "data_checksum": spec.checksum}
@@ -114,8 +114,8 @@ done.predictions = b""
 done.executed = nbformat.writes(
     nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# YNAT")])
 ).encode()
-assert runner.store(spec, runner.spec_inputs(spec), done) == "succeeded"
-print("first", write_generated_pages(), runner.run_state(spec))
+assert run_store.store(spec, run_spec.spec_inputs(spec), done) == "succeeded"
+print("first", write_generated_pages(), run_store.run_state(spec))
 print("again", write_generated_pages())
 path = ROOT / "notebooks" / "ynat.ipynb"
 path.write_text(path.read_text())  # touched, not changed: read again, nothing rendered
@@ -124,7 +124,7 @@ notebook = nbformat.read(path, as_version=4)
 cell = next(c for c in notebook.cells if c.cell_type == "code" and "import" in c.source)
 cell.source += "\\nprint('one more line')"
 nbformat.write(notebook, path)
-print("edited", write_generated_pages(), runner.run_state(spec))
+print("edited", write_generated_pages(), run_store.run_state(spec))
 """
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from kluebook import executors, worker
+from kluebook import executors, run_plan, run_spec, worker
 from kluebook.errors import KluebookError
 from kluebook.tiny_model import TINY_MODEL
 
@@ -70,10 +70,8 @@ def test_a_worker_runs_on_the_first_of_its_gpus(monkeypatch):
 
 
 def test_a_request_from_other_code_is_refused_before_it_runs():
-    from kluebook import runner
-
-    spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
-    request, _ = runner.run_request(spec)
+    spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+    request, _ = run_spec.run_request(spec)
     products = worker.produce(
         worker.RunRequest(**{**request.__dict__, "code_hash": "not this code"})
     )

@@ -11,19 +11,19 @@ import pytest
 from conftest import valid_record
 from pydantic import ValidationError
 
-from kluebook import aggregation, kept_notebook, provenance, records, runner
+from kluebook import aggregation, kept_notebook, provenance, records, run_plan, run_spec, run_store
 from kluebook.status_page import render_status
 
 # Stores a success made by older task code, then a failed rerun made by today's code, the way
 # `kluebook run` stores what a run produced; then writes every generated page.
 SUCCEED_THEN_FAIL = """
 import time, nbformat
-from kluebook import records, runner
+from kluebook import records, run_plan, run_spec, run_store
 from kluebook.report import write_generated
 from kluebook.worker import RunProducts
 
-spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
-today = runner.spec_inputs(spec)
+spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+today = run_spec.spec_inputs(spec)
 notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# YNAT")])
 done = RunProducts(started=time.time(), host="here", finished=time.time() + 5)
 done.outcome = {"model_revision": "built locally", "recipe": {"epochs": 1},
@@ -31,12 +31,12 @@ done.outcome = {"model_revision": "built locally", "recipe": {"epochs": 1},
 done.predictions = b'{"guid": "a", "label": 1}\\n'
 done.executed = nbformat.writes(notebook).encode()
 older = today.model_copy(update={"task_code": "0" * 64})
-assert runner.store(spec, older, done) == "succeeded"
+assert run_store.store(spec, older, done) == "succeeded"
 broken = RunProducts(started=time.time(), host="here", finished=time.time() + 1)
 broken.error, broken.traceback = "OutOfMemoryError: CUDA out of memory", "Traceback: ..."
-assert runner.store(spec, today, broken) == "failed"
+assert run_store.store(spec, today, broken) == "failed"
 write_generated()
-print(runner.run_state(spec))
+print(run_store.run_state(spec))
 """
 
 
@@ -122,23 +122,23 @@ def test_a_record_is_one_schema_for_success_and_failure():
 
 
 def test_status_says_which_input_changed(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
-    spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
-    assert str(runner.run_state(spec)) == "missing"
-    today = runner.spec_inputs(spec)
+    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+    assert str(run_store.run_state(spec)) == "missing"
+    today = run_spec.spec_inputs(spec)
     fields = {"inputs": today.model_dump(), "metrics": {"macro_f1": 1.0}}
     records.write_record(spec.record_path, valid_record(fields))
     spec.executed_path.write_text("{}")
-    assert str(runner.run_state(spec)) == "current"
+    assert str(run_store.run_state(spec)) == "current"
     older = today.model_copy(update={"notebook": "0" * 64, "task_version": 0})
     records.write_record(spec.record_path, valid_record({**fields, "inputs": older.model_dump()}))
-    assert str(runner.run_state(spec)) == "stale (notebook, task version changed)"
+    assert str(run_store.run_state(spec)) == "stale (notebook, task version changed)"
     spec.record_path.unlink()
     failed = {"status": "failed", "error": "ValueError: boom", "inputs": today.model_dump()}
     records.write_record(spec.failure_path, valid_record(failed))
-    assert str(runner.run_state(spec)) == "failed (ValueError: boom)"
+    assert str(run_store.run_state(spec)) == "failed (ValueError: boom)"
     spec.record_path.write_text('{"status": "succ')
-    assert str(runner.run_state(spec)).startswith("unreadable (not valid JSON")
+    assert str(run_store.run_state(spec)).startswith("unreadable (not valid JSON")
 
 
 def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_path):
@@ -147,7 +147,7 @@ def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_pa
     (folder / "config.json").write_text('{"model_type": "roberta"}')
     name = provenance.model_id(str(folder))
     assert name.startswith("standin-roberta@") and len(name) == len("standin-roberta@") + 12
-    spec = runner.plan("smoke", tasks=["ynat"], models=[str(folder)], seeds=[1])[0]
+    spec = run_plan.plan("smoke", tasks=["ynat"], models=[str(folder)], seeds=[1])[0]
     assert spec.record_path.name == f"standin-roberta-{name[-12:]}-seed1.json"
     assert str(tmp_path) not in str(spec.notebook_path) + str(spec.record_path)
     parameters = provenance.portable_parameters(spec.parameters())
@@ -165,18 +165,18 @@ def test_the_page_layout_is_rendered_again_from_the_kept_notebook(kluebook, scra
     script = textwrap.dedent(
         """
         import time, nbformat
-        from kluebook import run_pages, runner
+        from kluebook import run_pages, run_plan, run_spec, run_store
         from kluebook.report import write_run_pages
         from kluebook.records import read_records
         from kluebook.worker import RunProducts
 
-        spec = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+        spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# YNAT")])
         done = RunProducts(started=time.time(), host="here", finished=time.time())
         done.outcome = {"model_revision": "m", "recipe": {}, "metrics": {"macro_f1": 1.0},
                         "data_checksum": "d"}
         done.predictions, done.executed = b"", nbformat.writes(notebook).encode()
-        runner.store(spec, runner.spec_inputs(spec), done)
+        run_store.store(spec, run_spec.spec_inputs(spec), done)
         card = run_pages.card
         run_pages.card = lambda spec, record: card(spec, record) + "A NEW LINE OF THE CARD"
         write_run_pages(read_records()[0])

@@ -82,10 +82,10 @@ def test_preflight_of_a_paper_run_passes_offline_with_a_cached_model(
     # check to be reached; preflight starts no run.
     result = kluebook.python(
         book_sources,
-        "from kluebook import runner\n"
-        f"specs = runner.plan('paper', tasks=['ynat'], models=[{CACHED!r}],\n"
+        "from kluebook import run_plan\n"
+        f"specs = run_plan.plan('paper', tasks=['ynat'], models=[{CACHED!r}],\n"
         f"                    data_source='official', data_dir={str(ynat_data_dir)!r})\n"
-        "runner.preflight(specs)\n",
+        "run_plan.preflight(specs)\n",
         env=offline_env,
     )
     assert result.returncode == 0, result.stderr

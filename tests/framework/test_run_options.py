@@ -3,7 +3,7 @@ range, refused recipe combinations, and a model folder that is not there."""
 
 import pytest
 
-from kluebook import runner
+from kluebook import run_plan
 from kluebook.errors import KluebookError
 
 
@@ -42,12 +42,12 @@ def test_a_model_folder_that_is_not_there_is_named(kluebook, tmp_path):
 )
 def test_refused_values_and_combinations(extra, message):
     with pytest.raises(KluebookError, match=message):
-        runner.plan("smoke", tasks=["ynat"], seeds=[1], extra=extra)
+        run_plan.plan("smoke", tasks=["ynat"], seeds=[1], extra=extra)
 
 
 def test_every_recipe_field_can_be_set_per_run():
     extra = {"eval_batch_size": 8, "weight_decay": 0.01, "micro_batches": 4, "batch_size": 16}
-    specs = runner.plan(
+    specs = run_plan.plan(
         "smoke", tasks=["ynat"], seeds=[1], extra={**extra, "group_by_length": False}
     )
     assert specs[0].parameters()["micro_batches"] == 4

@@ -9,13 +9,22 @@ import nbformat
 import yaml
 from conftest import valid_record
 
-from kluebook import aggregation, kept_notebook, pages, provenance, records, run_pages, runner
+from kluebook import (
+    aggregation,
+    kept_notebook,
+    pages,
+    provenance,
+    records,
+    run_pages,
+    run_plan,
+    run_spec,
+)
 from kluebook.paths import ROOT, scrub
 from kluebook.tasks import all_tasks
 
 
 def spec(**extra):
-    return runner.plan("smoke", tasks=["ynat"], seeds=[1], extra=extra)[0]
+    return run_plan.plan("smoke", tasks=["ynat"], seeds=[1], extra=extra)[0]
 
 
 def executed_notebook():
@@ -124,7 +133,7 @@ def test_a_run_page_ends_with_its_card_and_the_command_that_reproduces_it():
         "--set train_limit=300 --set learning_rate=0.002"
     )
     assert (
-        runner.plan(
+        run_plan.plan(
             "smoke", tasks=["ynat"], seeds=[1], extra={"train_limit": 300, "learning_rate": 0.002}
         )[0].name
         == run.name
@@ -150,7 +159,7 @@ def test_a_smoke_run_page_opens_with_a_notice_and_a_summary_card():
         "* - Commit\n  - `83a966243d87`",
     ):
         assert expected in summary, expected
-    paper = runner.plan("paper", tasks=["ynat"], seeds=[1], models=["klue/roberta-base"])
+    paper = run_plan.plan("paper", tasks=["ynat"], seeds=[1], models=["klue/roberta-base"])
     assert "A smoke run" not in run_pages.make_page(executed_notebook(), paper[0]).cells[0].source
 
 
@@ -239,7 +248,7 @@ def test_the_card_names_each_switch_off_the_official_code_with_its_official_valu
     assert "bf16 autocast instead of fp32" in row and "{ref}`deviations`" in row
     paper = resolve_recipe(run.task, "klue/roberta-base", "paper", {}).as_dict()
     official = run_pages.switches_text(
-        runner.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"),
+        run_spec.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"),
         records.Outcome(model_revision="r", recipe=paper, metrics={}, data_checksum="d"),
     )
     assert official.startswith("none: the official behaviour throughout")

@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from conftest import valid_record
 
-from kluebook import fingerprints, records, runner
+from kluebook import fingerprints, records, run_plan, run_spec, run_store, runner
+from kluebook.data import data_dir_for
 from kluebook.errors import KluebookError
+from kluebook.paths import CONFIGS
 from kluebook.tasks import get_task
 
 
 def test_smoke_matrix_plans_two_seeds_of_the_tiny_model():
-    specs = runner.plan("smoke", tasks=["ynat"])
+    specs = run_plan.plan("smoke", tasks=["ynat"])
     assert [(s.model, s.seed, s.data_source) for s in specs] == [
         ("kluebook/tiny-roberta", 1, "generated"),
         ("kluebook/tiny-roberta", 2, "generated"),
@@ -32,32 +34,34 @@ def test_smoke_matrix_plans_two_seeds_of_the_tiny_model():
 )
 def test_bad_plans_are_rejected(kwargs, message):
     with pytest.raises(KluebookError, match=message):
-        runner.plan("smoke", **kwargs)
+        run_plan.plan("smoke", **kwargs)
 
 
 def test_unknown_profile_is_rejected():
     with pytest.raises(KluebookError, match="unknown profile 'fast'"):
-        runner.plan("fast")
+        run_plan.plan("fast")
 
 
 def test_preflight_rejects_a_data_dir_without_the_files(tmp_path):
-    specs = runner.plan("smoke", tasks=["ynat"], data_source="official", data_dir=str(tmp_path))
+    specs = run_plan.plan("smoke", tasks=["ynat"], data_source="official", data_dir=str(tmp_path))
     expected = r"lacks the ynat files: ynat-v1\.1/ynat-v1\.1_train\.json"
     with pytest.raises(KluebookError, match=expected):
-        runner.preflight(specs)
+        run_plan.preflight(specs)
 
 
 def test_preflight_rejects_generated_data_for_the_paper_profile():
-    specs = runner.plan("paper", tasks=["ynat"], models=["klue/bert-base"], data_source="generated")
+    specs = run_plan.plan(
+        "paper", tasks=["ynat"], models=["klue/bert-base"], data_source="generated"
+    )
     with pytest.raises(KluebookError, match="paper profile needs real data"):
-        runner.preflight(specs)
+        run_plan.preflight(specs)
 
 
 def test_preflight_says_when_the_hub_is_unreachable(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
-    specs = runner.plan("paper", tasks=["ynat"], models=["klue/bert-base"], data_source="hub")
+    specs = run_plan.plan("paper", tasks=["ynat"], models=["klue/bert-base"], data_source="hub")
     with pytest.raises(KluebookError, match="klue/bert-base"):
-        runner.preflight(specs)
+        run_plan.preflight(specs)
 
 
 def test_fingerprint_changes_with_parameters_data_and_code_and_names_what_changed():
@@ -118,8 +122,8 @@ def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code
 
 
 def test_an_overridden_run_has_its_own_files_and_parameters_are_portable():
-    default = runner.plan("smoke", tasks=["ynat"], seeds=[1])[0]
-    tuned = runner.plan("smoke", tasks=["ynat"], seeds=[1], extra={"learning_rate": 3e-5})[0]
+    default = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
+    tuned = run_plan.plan("smoke", tasks=["ynat"], seeds=[1], extra={"learning_rate": 3e-5})[0]
     assert default.config == "" and tuned.config == "learning_rate=3e-05"
     assert default.record_path.name == "kluebook--tiny-roberta-seed1.json"
     assert tuned.record_path.name == "kluebook--tiny-roberta-learning_rate=3e-05-seed1.json"
@@ -130,10 +134,12 @@ def test_an_overridden_run_has_its_own_files_and_parameters_are_portable():
 
 def test_a_run_on_other_data_is_its_own_run(tmp_path):
     data = tmp_path / "data"
-    shutil.copytree(runner.data_dir_for(get_task("ynat"), "generated", None), data)
-    spec = runner.plan("smoke", tasks=["ynat"], seeds=[1], data_source="official", data_dir=data)[0]
+    shutil.copytree(data_dir_for(get_task("ynat"), "generated", None), data)
+    spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1], data_source="official", data_dir=data)[
+        0
+    ]
     assert spec.config.startswith("official,data-")
-    assert spec.record_path != runner.plan("smoke", tasks=["ynat"], seeds=[1])[0].record_path
+    assert spec.record_path != run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0].record_path
 
 
 def test_a_sweep_file_expands_its_grid(tmp_path):
@@ -142,7 +148,7 @@ def test_a_sweep_file_expands_its_grid(tmp_path):
         "profile: smoke\ndata_source: generated\nmodels: [kluebook/tiny-roberta]\n"
         "seeds: [1, 2]\nparameters: {learning_rate: [1.0e-5, 3.0e-5], epochs: 2}\n"
     )
-    specs = runner.plan(tasks=["ynat"], matrix_path=sweep)
+    specs = run_plan.plan(tasks=["ynat"], matrix_path=sweep)
     assert len(specs) == 4
     assert {s.config for s in specs} == {
         "epochs=2,learning_rate=1e-05",
@@ -166,28 +172,28 @@ def test_a_bad_sweep_file_gets_a_one_line_error(tmp_path, text, message):
     sweep = tmp_path / "sweep.yaml"
     sweep.write_text(text)
     with pytest.raises(KluebookError, match=message) as caught:
-        runner.plan(tasks=["ynat"], matrix_path=sweep)
+        run_plan.plan(tasks=["ynat"], matrix_path=sweep)
     assert "\n" not in str(caught.value)
 
 
 def test_a_record_is_done_only_if_it_succeeded_with_the_same_fingerprint(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
-    spec = runner.plan("smoke", tasks=["ynat"])[0]
+    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    spec = run_plan.plan("smoke", tasks=["ynat"])[0]
     spec.executed_path.parent.mkdir(parents=True)
     spec.executed_path.write_text("{}")
     good = valid_record({})
     records.write_record(spec.record_path, good)
-    assert runner.is_done(spec, good.fingerprint)
-    assert not runner.is_done(spec, "f2")
+    assert run_store.is_done(spec, good.fingerprint)
+    assert not run_store.is_done(spec, "f2")
     spec.executed_path.unlink()  # its page could not be rendered again
-    assert not runner.is_done(spec, good.fingerprint)
+    assert not run_store.is_done(spec, good.fingerprint)
     spec.executed_path.write_text("{}")
     spec.record_path.write_text('{"status": "succ')  # a torn write is never taken as done
-    assert not runner.is_done(spec, good.fingerprint)
+    assert not run_store.is_done(spec, good.fingerprint)
 
 
 def test_the_example_sweep_is_a_valid_matrix():
-    specs = runner.plan(tasks=["ynat"], matrix_path=runner.CONFIGS / "sweeps/learning-rate.yaml")
+    specs = run_plan.plan(tasks=["ynat"], matrix_path=CONFIGS / "sweeps/learning-rate.yaml")
     assert len(specs) == 6
     assert {s.config for s in specs} == {f"learning_rate={v}" for v in (0.0005, 0.001, 0.002)}
 
@@ -196,37 +202,37 @@ def test_a_run_is_sent_with_the_inputs_it_is_later_checked_against():
     """The inputs a run's record carries are the ones `is_done` and the report compute today,
     so a run just made is neither executed again nor shown as stale."""
     for task in ("ynat", "ner"):
-        spec = runner.plan("smoke", tasks=[task])[0]
-        _, sent = runner.run_request(spec)
-        assert sent == runner.spec_inputs(spec)
+        spec = run_plan.plan("smoke", tasks=[task])[0]
+        _, sent = run_spec.run_request(spec)
+        assert sent == run_spec.spec_inputs(spec)
         assert sent.notebook == fingerprints.current_code(spec.task)["notebook"]
 
 
 def test_one_options_value_plans_the_runs_a_command_asks_for(tmp_path):
-    options = runner.Options(
+    options = run_plan.Options(
         "smoke",
         tasks=["ynat"],
         seeds=[3],
         extra={"learning_rate": 3e-5},
-        matrix_path=runner.CONFIGS / "sweeps/learning-rate.yaml",
+        matrix_path=CONFIGS / "sweeps/learning-rate.yaml",
         model_revision="main",
     )
-    (spec,) = {s.config: s for s in runner.planned(options)}.values()
+    (spec,) = {s.config: s for s in run_plan.planned(options)}.values()
     assert (spec.task.name, spec.seed, spec.model_revision) == ("ynat", 3, "main")
     assert spec.config == "learning_rate=3e-05"  # the override replaced the sweep's grid
-    assert [s.name for s in runner.prepare(dataclasses.replace(options, model_revision=""))] == [
+    assert [s.name for s in run_plan.prepare(dataclasses.replace(options, model_revision=""))] == [
         spec.name
     ]
     elsewhere = dataclasses.replace(options, data_source="official", data_dir=str(tmp_path))
     with pytest.raises(KluebookError, match="lacks the ynat files"):  # checked before any run
-        runner.prepare(elsewhere)
+        run_plan.prepare(elsewhere)
 
 
 def test_runs_at_once_start_costliest_first_by_their_last_wall_time_else_their_task(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
-    specs = runner.plan("smoke", tasks=["ynat", "mrc", "wos"])
+    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    specs = run_plan.plan("smoke", tasks=["ynat", "mrc", "wos"])
     declared = sorted(specs, key=lambda s: -s.task.smoke_cost_s)  # stable: seeds stay in order
     assert [s.task.smoke_cost_s for s in declared] != [s.task.smoke_cost_s for s in specs]
     assert runner.costliest_first(specs) == declared

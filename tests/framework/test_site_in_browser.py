@@ -1,7 +1,7 @@
 """The built site, opened in a real browser (headless Chromium driven by Playwright).
 
-A small smoke book (two tasks, two seeds, cut-down data) is built in a scratch copy and served
-over HTTP. The results page must show the one KLUE table with all its metric columns, every
+A small smoke book (two tasks, two seeds, cut-down data: the session's shared `smoke_site`) is
+served over HTTP. The results page must show the one KLUE table with all its metric columns, every
 image must load, no page may log a console error, the search page must find a task by name,
 Korean text must render with a CJK font, and no internal link may be broken. The KLUE table
 fits a 1366 px laptop, its metric headers link to their definitions; a run page's parameter
@@ -25,7 +25,6 @@ import http.server
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 from html.parser import HTMLParser
@@ -33,8 +32,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from conftest import SMOKE_SITE_TASKS
 
-from kluebook.book import copy_sources
 from kluebook.paths import ROOT
 from kluebook.tasks import all_tasks
 
@@ -52,8 +51,6 @@ CHROMIUM = next(
     None,
 )
 ARTIFACTS = Path(os.environ.get("KLUEBOOK_TEST_ARTIFACTS", ROOT / "_build" / "test-artifacts"))
-TASKS = ["ynat", "nli"]
-SMALL = ["--set", "train_limit=200", "--set", "dev_limit=60", "--set", "epochs=1"]
 LAPTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 900}
@@ -61,20 +58,9 @@ NARROW = {"width": 400, "height": 844}
 CJK_FONT = re.compile(r"CJK|Nanum|Malgun|Apple SD Gothic|Noto Sans KR|Noto Serif KR|Gulim|Dotum")
 
 
-def kluebook(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "KLUEBOOK_ROOT": str(root)}
-    return subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=root,
-    )
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The html folder of a smoke book of two tasks and two seeds."""
+def site(request) -> Path:
+    """The html folder of a smoke book of two tasks and two seeds (`smoke_site`)."""
     if CHROMIUM is None:
         pytest.skip(
             "no Chromium found: install Debian's chromium and fonts-noto-cjk (.ci/run does)"
@@ -82,12 +68,7 @@ def site(tmp_path_factory) -> Path:
     pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra) is not installed")
     if os.environ.get("KLUEBOOK_BROWSER_SITE"):  # check a smoke site built already
         return Path(os.environ["KLUEBOOK_BROWSER_SITE"])
-    root = copy_sources(tmp_path_factory.mktemp("book"))
-    out = root / "site"
-    args = ["--tasks", ",".join(TASKS), "--seeds", "1,2", *SMALL, "--quiet"]
-    result = kluebook(root, "book", *args, "--path-output", str(out))
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return out / "_build" / "html"
+    return request.getfixturevalue("smoke_site")  # built only when needed
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -463,7 +444,7 @@ def page_kinds(site: Path) -> dict[str, str]:
         "results": "book/results.html",
         "run": run_page(site).relative_to(site).as_posix(),
     }
-    for task in TASKS:
+    for task in SMOKE_SITE_TASKS:
         pages[f"{task} results"] = f"book/_generated/tasks/{task}.html"
         pages[f"{task} method"] = f"book/_generated/methods/{task}.html"
     for name in ("deviations", "protocol", "uncertainty", "reproduce", "course", "glossary"):

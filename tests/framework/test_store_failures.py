@@ -7,7 +7,7 @@ import time
 
 import nbformat
 
-from kluebook import executors, records, runner
+from kluebook import executors, records, run_plan, run_spec, run_store, runner
 from kluebook.worker import RunProducts
 
 NOTEBOOK = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# R")]))
@@ -41,17 +41,17 @@ class Scripted(executors.Executor):
 
 
 def _isolated(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(runner, "CACHE", tmp_path / "cache")
-    monkeypatch.setattr(runner, "RUNS", tmp_path / "runs")
-    return runner.plan("smoke", tasks=["ynat"], seeds=[1, 2, 3])
+    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(run_spec, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(run_spec, "RUNS", tmp_path / "runs")
+    return run_plan.plan("smoke", tasks=["ynat"], seeds=[1, 2, 3])
 
 
 def test_an_invalid_outcome_is_that_runs_failure_and_the_others_are_stored(tmp_path, monkeypatch):
     specs = _isolated(tmp_path, monkeypatch)
     first = specs[0].name
     executor = Scripted(lambda r: _products(None if r.name == first else {"macro_f1": 1.0}), first)
-    store = runner.store
+    store = run_store.store
 
     def store_then_release(spec, *args):
         try:
@@ -60,7 +60,7 @@ def test_an_invalid_outcome_is_that_runs_failure_and_the_others_are_stored(tmp_p
             if spec.name == first:
                 executor.first_stored.set()
 
-    monkeypatch.setattr(runner, "store", store_then_release)
+    monkeypatch.setattr(run_store, "store", store_then_release)
     summary = runner.run_all(specs, log_output=False, executor=executor)
     assert [s.name for s in summary.failed] == [first]
     assert sorted(s.seed for s in summary.succeeded) == [2, 3] and not executor.cancelled
@@ -77,7 +77,7 @@ def test_a_full_disk_while_storing_one_run_fails_only_that_run(tmp_path, monkeyp
     specs = _isolated(tmp_path, monkeypatch)
     first = specs[0]
     executor = Scripted(lambda request: _products({"macro_f1": 1.0}), first.name)
-    write = runner.write_text_atomic
+    write = run_store.write_text_atomic
 
     def full_for_the_first(path, text):
         if first.executed_path.name in path.name:
@@ -87,9 +87,9 @@ def test_a_full_disk_while_storing_one_run_fails_only_that_run(tmp_path, monkeyp
 
     earlier = _products({"macro_f1": 0.5})
     earlier.predictions = b'{"guid": "earlier"}\n'
-    assert runner.store(first, runner.spec_inputs(first), earlier) == "succeeded"
+    assert run_store.store(first, run_spec.spec_inputs(first), earlier) == "succeeded"
     kept = first.record_path.read_text()
-    monkeypatch.setattr(runner, "write_text_atomic", full_for_the_first)
+    monkeypatch.setattr(run_store, "write_text_atomic", full_for_the_first)
     summary = runner.run_all(specs, force=True, log_output=False, executor=executor)
     assert [s.name for s in summary.failed] == [first.name] and not executor.cancelled
     assert len(summary.succeeded) == 2
@@ -99,4 +99,4 @@ def test_a_full_disk_while_storing_one_run_fails_only_that_run(tmp_path, monkeyp
     predictions = first.record_path.with_suffix(".predictions.jsonl")
     assert predictions.read_text() == '{"guid": "earlier"}\n'
     assert sorted(p.name for p in first.record_path.parent.glob(".*")) == []  # nothing staged
-    assert str(runner.run_state(first)).startswith("current; the last attempt failed: storing")
+    assert str(run_store.run_state(first)).startswith("current; the last attempt failed: storing")

@@ -1,7 +1,8 @@
-"""The book a teacher hands out, built in a scratch copy from two short YNAT runs: every task
-page has Colab and Binder buttons that open notebooks/<task>.ipynb (a file of the repository),
-each run page ends with three exercises and collapsed solutions (labels unique per run), the
-install cell is not shown, and the Korean summaries, glossary and course page are in the HTML."""
+"""The book a teacher hands out (the session's shared smoke book, `smoke_site`, with two YNAT
+runs): every task page has Colab and Binder buttons that open notebooks/<task>.ipynb (a file of
+the repository), each run page ends with three exercises and collapsed solutions (labels unique
+per run), the install cell is not shown, and the Korean summaries, glossary and course page are
+in the HTML."""
 
 import re
 
@@ -15,14 +16,9 @@ LINK = re.compile(r'href="(https://(?:colab\.research\.google\.com|mybinder\.org
 
 
 @pytest.fixture(scope="module")
-def html(tmp_path_factory, new_book, kluebook):
-    root = new_book(tmp_path_factory.mktemp("book"))
-    limits = ["--set", "train_limit=100", "--set", "dev_limit=40"]
-    ran = kluebook(root, "run", "--tasks", "ynat", "--seeds", "1,2", "--quiet", *limits)
-    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
-    built = kluebook(root, "book", "--no-run", "--path-output", str(root / "site"))
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    return root / "site" / "_build" / "html"
+def html(smoke_site):
+    """The html folder of the smoke book, read only."""
+    return smoke_site
 
 
 def run_pages(html):

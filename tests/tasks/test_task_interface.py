@@ -2,10 +2,7 @@
 a task folder's data.py and synthetic.py and checked when first asked for; a task.yaml is checked
 by a schema that refuses unknown keys. Either problem stops with one line naming the file."""
 
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -168,14 +165,11 @@ def test_the_prompted_track_files_are_not_task_yaml_keys(tmp_path, monkeypatch):
     assert get_task("prompted").module.score
 
 
-def test_the_command_line_prints_a_task_yaml_typo_in_one_line(tmp_path, monkeypatch):
+def test_the_command_line_prints_a_task_yaml_typo_in_one_line(
+    kluebook, book_sources, tmp_path, monkeypatch
+):
     folder = _copy(tmp_path, monkeypatch, "typo")
     _edit_entry(folder, lambda entry: entry.update(resampling_unti={"name": "headline"}))
-    result = subprocess.run(
-        [sys.executable, "-c", "from kluebook.cli import main; main()", "tasks"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, EXTRA_TASKS_VARIABLE: str(tmp_path)},
-    )
+    result = kluebook(book_sources, "tasks", env={EXTRA_TASKS_VARIABLE: str(tmp_path)})
     assert result.returncode == 2
     assert result.stderr == f"error: {folder / 'task.yaml'}: unknown field 'resampling_unti'\n"

@@ -147,7 +147,7 @@ def test_a_run_sets_any_switch_without_the_notebook_declaring_it(tmp_path):
     """`--set eval_schedule=trainer` or a task's own switch reaches the recipe through the
     injected parameters; a value outside a switch's choices is refused before any run."""
     from kluebook.notebook import start_run
-    from kluebook.runner import check_parameters
+    from kluebook.run_plan import check_parameters
 
     dp = get_task("dp")
     check_parameters(dp, {"eval_schedule": "trainer", "dp_scorer_init": "official"})

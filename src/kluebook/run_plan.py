@@ -1,0 +1,164 @@
+"""The plan of a command: the runs its options ask for (`Options`, `plan`), each checked before
+any of them starts (its parameters, data and models: `check_parameters`, `preflight`) and
+pinned to the hub commits it will run on (`pin_revisions`)."""
+
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+import papermill
+
+from kluebook import fingerprints
+from kluebook.checkpoints import check_model
+from kluebook.data import data_dir_for, hub_dataset_revision
+from kluebook.errors import KluebookError
+from kluebook.recipes import recipe_parameters, resolve_recipe
+from kluebook.run_matrix import default_data, load_matrix, parameter_grid
+from kluebook.run_spec import RunSpec
+from kluebook.tasks import Task, available_tasks, get_task
+from kluebook.tiny_model import TINY_MODEL
+
+# Parameters the runner sets itself; the rest may come from a matrix or from --set.
+RUNNER_PARAMETERS = {
+    "model",
+    "profile",
+    "data_source",
+    "data_dir",
+    "seed",
+    "output_dir",
+    "task",  # the prompted notebook's
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a command asks of the runner, parsed once: the run matrix (the profile's, or a
+    sweep file's) and what narrows or overrides it (see `plan`)."""
+
+    profile: str | None = "smoke"
+    tasks: list[str] | None = None
+    models: list[str] | None = None
+    seeds: list[int] | None = None
+    data_source: str | None = None
+    data_dir: str | None = None
+    extra: dict = field(default_factory=dict)
+    matrix_path: Path | None = None
+    model_revision: str = ""
+    data_revision: str = ""
+
+
+def planned(options: Options) -> list[RunSpec]:
+    """The runs `options` ask for, as planned (`plan`): their revisions as asked."""
+    return plan(**{f.name: getattr(options, f.name) for f in fields(Options)})
+
+
+def prepare(options: Options) -> list[RunSpec]:
+    """The runs `options` ask for, checked and pinned (`preflight`): what a sweep executes."""
+    return preflight(planned(options))
+
+
+def plan(
+    profile: str | None = "smoke",
+    tasks: list[str] | None = None,
+    models: list[str] | None = None,
+    seeds: list[int] | None = None,
+    data_source: str | None = None,
+    data_dir: str | None = None,
+    extra: dict | None = None,
+    matrix_path: str | Path | None = None,
+    model_revision: str = "",
+    data_revision: str = "",
+) -> list[RunSpec]:
+    """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
+    replaced by the arguments; `extra` overrides the matrix's parameters."""
+    matrix = load_matrix(profile, matrix_path)
+    profile = matrix["profile"]
+    profile_data = default_data(profile)
+    grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
+    method = matrix.get("method", fingerprints.FINE_TUNED)
+    specs = []
+    for name in tasks or available_tasks():
+        task = get_task(name)
+        if not task.notebook_path.exists():
+            raise KluebookError(f"task {name!r} has no notebook yet ({task.notebook_path.name})")
+        for overrides in grid:
+            check_parameters(task, overrides, models or matrix["models"], profile, method)
+            for model in models or matrix["models"]:
+                for seed in seeds or matrix["seeds"]:
+                    specs.append(
+                        RunSpec(
+                            task=task,
+                            model=model,
+                            seed=int(seed),
+                            profile=profile,
+                            data_source=data_source or matrix.get("data_source") or profile_data[0],
+                            data_dir=str(data_dir or matrix.get("data_dir") or ""),
+                            extra=overrides,
+                            default_data=profile_data,
+                            model_revision=model_revision,
+                            data_revision=data_revision,
+                            method=method,
+                        )
+                    )
+    return specs
+
+
+def check_parameters(
+    task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=fingerprints.FINE_TUNED
+) -> None:
+    """Reject, in one line, a parameter the run's notebook does not declare and that is not a
+    recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
+    combination the recipe refuses, for any of the models in this profile (a prompted run has
+    no recipe)."""
+    declared = papermill.inspect_notebook(str(fingerprints.method_notebook(task, method)))
+    settable = recipe_parameters(task) if method == fingerprints.FINE_TUNED else ()
+    for name, value in extra.items():
+        if name in RUNNER_PARAMETERS:
+            raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
+        if name in settable:
+            continue
+        if name not in declared:
+            known = [*declared, *settable]
+            raise KluebookError(
+                f"unknown parameter {name!r} for {task.name}; known: {', '.join(known)}"
+            )
+        kind = declared[name]["inferred_type_name"]
+        if kind == "int" and value is not None and (type(value) is not int or value < 0):
+            raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
+    recipe = {name: value for name, value in extra.items() if name in settable}
+    for model in (
+        models if method == fingerprints.FINE_TUNED else ()
+    ):  # the recipe checks its fields
+        resolve_recipe(task, model, profile, recipe)
+
+
+def preflight(specs: list[RunSpec]) -> list[RunSpec]:
+    """Check data and models of every run before any of them starts; return the runs with their
+    hub revisions resolved to commits (`pin_revisions`)."""
+    if any(s.profile == "paper" and s.data_source == "generated" for s in specs):
+        raise KluebookError("the paper profile needs real data: --data-source official or hub")
+    for spec in specs:
+        data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
+        if spec.data_revision and spec.data_source != "hub":
+            raise KluebookError("--data-revision is for --data-source hub")
+    return pin_revisions(specs)
+
+
+def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
+    """Each run with its model and hub data revisions resolved to commits, once per model and
+    per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
+    that cannot be found fails here, in one line, before any run."""
+    models = {(s.model, s.model_revision) for s in specs}
+    model_commits = {pair: check_model(*pair) for pair in sorted(models)}
+    configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
+    data_commits = {
+        (name, revision): hub_dataset_revision(get_task(name), revision)
+        for name, revision in sorted(configs)
+    }
+    return [
+        replace(
+            spec,
+            model_revision=model_commits[(spec.model, spec.model_revision)],
+            data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
+        )
+        for spec in specs
+    ]
