@@ -127,6 +127,27 @@ def scratch_book(tmp_path, new_book) -> Path:
     return new_book(tmp_path / "book")
 
 
+def kernel_processes(pid: int) -> list:
+    """The notebook kernels process `pid` has started, directly or not, still running: started
+    afresh (`python -m ipykernel_launcher`) or forked by a warm-kernel server
+    (`python -m kluebook.warm_kernels`), whose command line they keep."""
+    import psutil  # installed with the dask extra; the tests that call this skip without it
+
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    kernels = []
+    for child in children:
+        try:
+            command, parent = " ".join(child.cmdline()), " ".join(child.parent().cmdline())
+        except (psutil.NoSuchProcess, AttributeError):  # it, or its parent, ended meanwhile
+            continue
+        if "ipykernel" in command or "kluebook.warm_kernels" in parent:
+            kernels.append(child)
+    return kernels
+
+
 def wait_for(condition, timeout: float, what: str, every: float = 0.5):
     """Poll `condition()` every `every` seconds until it returns something true, and return it;
     `TimeoutError` naming `what` after `timeout` seconds. The one way tests wait for another

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import wait_for
+from conftest import kernel_processes, wait_for
 
 pytestmark = pytest.mark.slow
 distributed = pytest.importorskip("distributed")
@@ -80,13 +80,7 @@ class Cluster:
 
     def running_kernel(self, name: str) -> bool:
         """Whether worker `name` has a notebook kernel running (it executes a run's cells)."""
-        for child in psutil.Process(self.processes[name].pid).children(recursive=True):
-            try:
-                if "ipykernel" in " ".join(child.cmdline()):
-                    return True
-            except psutil.NoSuchProcess:  # a child that ended meanwhile
-                continue
-        return False
+        return bool(kernel_processes(self.processes[name].pid))
 
     def kill(self, name: str) -> None:
         os.killpg(self.processes[name].pid, signal.SIGKILL)

@@ -8,29 +8,13 @@ import signal
 import subprocess
 
 import pytest
-from conftest import wait_for
+from conftest import kernel_processes, wait_for
 
 pytestmark = pytest.mark.slow
 psutil = pytest.importorskip("psutil")  # installed with the dask extra
 
 # Runs long enough (about a minute each here) to be seen in progress and interrupted.
 SMALL = ["--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3", "--quiet"]
-
-
-def _kernels_of(pid: int) -> list:
-    """The kernel processes a sweep has started and that are still running."""
-    try:
-        children = psutil.Process(pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
-    kernels = []
-    for child in children:
-        try:
-            if "ipykernel" in " ".join(child.cmdline()):
-                kernels.append(child)
-        except psutil.NoSuchProcess:
-            continue
-    return kernels
 
 
 def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(kluebook, scratch_book):
@@ -57,7 +41,7 @@ def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(kluebook, 
         logged = [line for line in running if "(nothing yet)" not in line]
         # A kernel that died while starting is started again (worker.KERNEL_STARTS): wait
         # until both runs have theirs.
-        kernels = _kernels_of(sweep.pid)
+        kernels = kernel_processes(sweep.pid)
         both = shown.startswith("2 run(s) in progress") and len(logged) == 2
         return (shown, kernels) if both and len(kernels) == 2 else None
 
