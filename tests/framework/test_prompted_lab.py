@@ -1,0 +1,125 @@
+"""The lab of book/course-prompted.md, as a class runs it: the page's three commands in a
+scratch book (a fine-tuned and two prompted NLI runs on the same dev items, `kluebook
+compare` between them), then the page's Python, its set-up block and the solutions of its
+exercises, in that book; their answers are checked against the runs' records and against
+what `kluebook compare` prints."""
+
+import json
+import re
+import shlex
+from collections import Counter
+
+import pytest
+
+from kluebook.paths import CHECKOUT
+
+pytestmark = pytest.mark.slow
+PAGE = CHECKOUT / "book" / "course-prompted.md"
+NAMES = ("fine-tuned", "prompted, 0 shots", "prompted, 5 shots")
+# What the test reads back of the page's Python: the variables its solutions leave.
+ANSWERS = """
+import json
+print("ANSWERS " + json.dumps({
+    "gold": gold,
+    "gold_labels": gold_labels,
+    "predicted": predicted,
+    "configurations": configurations,
+    "answers": answers.to_dict(orient="index"),
+    "discordant": discordant,
+    "by_label": by_label.to_dict(orient="index"),
+    "examples": examples.to_dict(orient="records"),
+}, ensure_ascii=False))
+"""
+
+
+def page_blocks(language: str) -> list[str]:
+    """The page's fenced code blocks of one language, in order."""
+    return re.findall(rf"^```{language}\n(.*?)^```$", PAGE.read_text(encoding="utf-8"), re.S | re.M)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, new_book, kluebook):
+    """A book root where the page's commands ran: (root, the comparison they printed, the
+    answers of the page's Python)."""
+    root = new_book(tmp_path_factory.mktemp("book"))
+    (commands,) = page_blocks("bash")
+    printed = []
+    for line in commands.strip().splitlines():
+        ran = kluebook(root, *shlex.split(line)[1:])
+        assert ran.returncode == 0, f"{line}\n{ran.stdout[-2000:]}{ran.stderr[-2000:]}"
+        printed.append(ran.stdout)
+    code = "\n".join(page_blocks("python")) + ANSWERS
+    solved = kluebook.python(root, code)
+    assert solved.returncode == 0, solved.stderr[-3000:]
+    (line,) = [line for line in solved.stdout.splitlines() if line.startswith("ANSWERS ")]
+    return root, printed[-1], json.loads(line.removeprefix("ANSWERS "))
+
+
+def accuracy_difference(compared: str) -> float:
+    """The A - B of the accuracy row of `kluebook compare`'s table."""
+    (row,) = [line for line in compared.splitlines() if line.startswith("Accuracy")]
+    return float(row.split()[3])
+
+
+def test_the_page_compares_a_fine_tuned_and_a_prompted_run_of_the_same_items(lab):
+    _, compared, answers = lab
+    fine_tuned, prompted = answers["configurations"]["fine-tuned"], "prompted,dev_limit=0,shots=0"
+    assert f"nli: A = {fine_tuned} (1 seed), B = {prompted} (1 seed)" in compared
+    items = len(answers["gold_labels"])
+    assert items == 200 and f"paired bootstrap over {items} records" in compared
+    (row,) = [line for line in compared.splitlines() if line.startswith("Accuracy")]
+    assert row.endswith(("A is better", "B is better", "not distinguishable")), compared
+
+
+def test_exercise_1_computes_each_runs_accuracy_and_its_most_frequent_answer(lab):
+    _, _, answers = lab
+    gold = answers["gold_labels"]
+    for name in NAMES:
+        labels = answers["predicted"][name]
+        row = answers["answers"][name]
+        hits = sum(p == g for p, g in zip(labels, gold, strict=True))
+        assert row["accuracy"] == pytest.approx(100 * hits / len(gold))
+        assert row["accuracy"] == pytest.approx(row["recorded accuracy"])
+        favourite, count = Counter(labels).most_common(1)[0]
+        assert row["most answered"] == favourite
+        assert row["its share of the answers"] == pytest.approx(100 * count / len(gold))
+        assert row["its share of the gold labels"] == pytest.approx(
+            100 * gold.count(favourite) / len(gold)
+        )
+
+
+def test_exercise_2_counts_the_discordant_items_behind_compares_difference(lab, kluebook):
+    root, _, answers = lab
+    labels = answers["configurations"]
+    for pair, row in answers["discordant"].items():
+        a, b = pair.split(" vs ")
+        compared = kluebook(root, "compare", labels[a], labels[b], "--task", "nli")
+        assert compared.returncode == 0, compared.stderr
+        assert row["A - B"] == pytest.approx(accuracy_difference(compared.stdout), abs=0.005)
+        gold = answers["gold_labels"]
+        right = {
+            name: [p == g for p, g in zip(answers["predicted"][name], gold, strict=True)]
+            for name in (a, b)
+        }
+        only_a = sum(x and not y for x, y in zip(right[a], right[b], strict=True))
+        assert (row["only A right"], row["only B right"]) == (
+            only_a,
+            only_a - round(row["A - B"] * len(gold) / 100),
+        )
+    assert len(answers["discordant"]) == 3
+
+
+def test_exercise_3_crosses_the_gold_labels_with_who_got_each_item_right(lab):
+    _, _, answers = lab
+    gold = answers["gold_labels"]
+    table = answers["by_label"]
+    assert {label: sum(row.values()) for label, row in table.items()} == Counter(gold)
+    tuned_only = answers["discordant"]["fine-tuned vs prompted, 5 shots"]["only A right"]
+    assert sum(row.get("fine-tuned only", 0) for row in table.values()) == tuned_only
+    examples = answers["examples"]
+    assert len(examples) == min(2, tuned_only)
+    items = [(item["premise"], item["hypothesis"]) for item in answers["gold"]]
+    for example in examples:
+        at = items.index((example["premise"], example["hypothesis"]))
+        assert example["gold"] == gold[at] == answers["predicted"]["fine-tuned"][at]
+        assert example["prompted"] == answers["predicted"]["prompted, 5 shots"][at] != gold[at]
