@@ -105,6 +105,7 @@ def test_a_prompted_row_says_prompted_and_its_shots_in_a_block_of_its_own(tmp_pa
     )
     heads = re.findall(r'<th class="model" scope="row">(.*?)</th>', prompted)
     assert len(heads) == 2
+    assert all("tiny · dev (generated)" in head for head in heads)  # a registered stand-in
     assert [re.findall(r'<span class="config">([^<]*)</span>', h)[1] for h in heads] == [
         "prompted, 0 shots, dev_limit=20",
         "prompted, 5 shots, dev_limit=20",
