@@ -138,3 +138,52 @@ def test_exercise_3_crosses_the_gold_labels_with_who_got_each_item_right(lab):
         at = items.index((example["premise"], example["hypothesis"]))
         assert example["gold"] == gold[at] == answers["predicted"]["fine-tuned"][at]
         assert example["prompted"] == answers["predicted"]["prompted, 5 shots"][at] != gold[at]
+
+
+@pytest.fixture(scope="module")
+def site(lab, kluebook):
+    """The book built from the lab's runs (`kluebook book --no-run`): its HTML folder."""
+    root = lab[0]
+    built = kluebook(root, "book", "--no-run", "--path-output", str(root / "site"))
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    return root / "site" / "_build" / "html"
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def block(html: str, kind: str) -> str:
+    return html.split(f'<tbody class="{kind}">')[1].split("</tbody>")[0]
+
+
+def test_the_book_shows_the_prompted_runs_apart_labelled_with_their_shots(site):
+    results = (site / "book" / "results.html").read_text()
+    task = (site / "book" / "_generated" / "tasks" / "nli.html").read_text()
+    for page in (results, task):
+        assert "tiny-qwen3" not in block(page, "pipeline-check")
+        prompted = block(page, "prompted-pipeline-check")
+        assert "causal LM prompted on generated data, not a result" in text_of(prompted)
+        for shots in (0, 5):
+            assert f"prompted, {shots} shots, dev_limit=0" in prompted
+        assert prompted.count('title="95% bootstrap interval ') == 2  # as the fine-tuned row
+        assert "<strong>" not in prompted
+    runs = text_of(task.split('id="runs"')[1])
+    assert "smoke profile, prompted, 5 shots, dev_limit=0" in runs
+    assert re.search(r"Accuracy \d+\.\d\d \(95% CI [\d.]+–[\d.]+\); 0 unparsable", runs)
+    assert "announcement" in results and "fine-tuned or prompted on generated data" in results
+    (page,) = (site / "book" / "runs" / "nli").glob("*prompted,dev_limit=0,shots=5-seed1.html")
+    run = text_of(page.read_text())
+    assert "This run prompted a tiny randomly initialised causal LM" in run
+    assert "prompted, 5 shots (demonstrations drawn with seed 1), answered by ranking" in run
+
+
+def test_the_methods_page_and_the_lab_page_are_in_the_book(site):
+    methods = (site / "book" / "_generated" / "methods" / "nli.html").read_text()
+    section = methods.split('id="prompted-evaluation"')[1].split("</section>")[0]
+    assert 'href="../../prompting.html#prompting"' in section
+    assert "Answer mode: ranking." in text_of(section) and 'lang="ko"' in section
+    lab = (site / "book" / "course-prompted.html").read_text()
+    assert lab.count('class="exercise admonition"') == 3
+    assert lab.count('class="solution dropdown admonition"') == 3
+    assert lab.count("<table") == lab.count("<caption") == 2 and 'lang="ko"' in lab
