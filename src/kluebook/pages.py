@@ -258,7 +258,9 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         "## Results\n",
         "Published test-set scores, the KLUE README's first table (dev) as the reference, and "
         "this book's dev-set scores (mean, then ± sd and the number of seeds n; s1, s2, … link "
-        "to each seed's run).\n",
+        "to each seed's run). Prompted runs, labelled with their shots, are in blocks of their "
+        "own, never ranked against the fine-tuned ones (the methods page says how the task is "
+        "prompted).\n",
         table_html(sections, [task], page) + "\n",
         f":::{{figure}} /{figure_path(task).relative_to(ROOT).as_posix()}\n"
         f":alt: {task.title}: each configuration's dev scores beside the published test "
