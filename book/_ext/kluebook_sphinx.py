@@ -34,6 +34,8 @@ REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
 TABLE_TAG = re.compile(r"<table\b[^>]*>")
 # A run page of the book (book/runs/<task>/<profile>-…), as the runner names it.
 RUN_PAGE = re.compile(r"book/runs/[\w-]+/(?P<profile>[a-z]+)-[^/]+")
+# A prompted run's page: its configuration, after the model's name, begins with `prompted`.
+PROMPTED_PAGE = re.compile(r"-prompted(,|-seed\d+$)")
 
 
 def drop_duplicate_scripts(app, pagename, templatename, context, doctree):
@@ -108,12 +110,23 @@ def run_profiles(app) -> set[str]:
     return {m.group("profile") for d in found if (m := RUN_PAGE.fullmatch(d))}
 
 
-def banner(profiles: set[str], link: str) -> str:
-    """One sentence for the top of every page, or "" when the build holds no smoke run."""
+def has_prompted_smoke_runs(app) -> bool:
+    """Whether the build holds a prompted smoke run's page (its name: `smoke-<model>-prompted…`)."""
+    found = getattr(app.env, "found_docs", set())
+    return any(
+        (m := RUN_PAGE.fullmatch(d)) and m.group("profile") == "smoke" and PROMPTED_PAGE.search(d)
+        for d in found
+    )
+
+
+def banner(profiles: set[str], link: str, prompted: bool = False) -> str:
+    """One sentence for the top of every page, or "" when the build holds no smoke run;
+    `prompted` when some smoke runs prompted their tiny model instead of fine-tuning it."""
     if "smoke" not in profiles:
         return ""
+    made = "fine-tuned or prompted" if prompted else "fine-tuned"
     what = (
-        "a tiny randomly initialised model fine-tuned on generated data: they check the "
+        f"a tiny randomly initialised model {made} on generated data: they check the "
         "pipeline and say nothing about KLUE"
     )
     if profiles == {"smoke"}:
@@ -132,7 +145,7 @@ def add_banner(app, pagename, templatename, context, doctree):
     # On the reproduce page itself, pathto gives "#": the link is then the anchor alone.
     page = context["pathto"]("book/reproduce").rstrip("#")
     link = page + "#the-real-reproduction-internet-and-a-gpu"
-    text = banner(run_profiles(app), link)
+    text = banner(run_profiles(app), link, has_prompted_smoke_runs(app))
     if text:
         context["theme_announcement"] = text
 

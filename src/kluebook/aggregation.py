@@ -17,7 +17,7 @@ import pandas as pd
 import yaml
 
 from kluebook.checkpoints import model_entry, registered_models
-from kluebook.fingerprints import FINE_TUNED
+from kluebook.fingerprints import FINE_TUNED, PROMPTED
 from kluebook.links import run_page
 from kluebook.paths import CONFIGS, ROOT
 from kluebook.pooling import code_today, pooled
@@ -84,11 +84,17 @@ class Row:
     config: str = DEFAULT_CONFIG
     source: str = ""
     method: str = FINE_TUNED  # how its runs were made: fine-tuned or prompted
+    shots: int | None = None  # a prompted row's demonstrations before every query
 
     @property
     def is_default_config(self) -> bool:
         """Whether the row's runs used their profile's recipe (no sweep label, no --set)."""
         return self.config == DEFAULT_CONFIG
+
+    @property
+    def configuration(self) -> str:
+        """How the row's runs were made, as pages name it (`configuration_text`)."""
+        return configuration_text(self.method, self.config, self.shots)
 
     @property
     def published_name(self) -> str | None:
@@ -102,6 +108,36 @@ class Row:
         """Whether cell `key` competes for the best marks: current, and fine-tuned (prompted rows
         follow another protocol and are shown beside the table's ranking, never in it)."""
         return self.method == FINE_TUNED and self.has_current(key)
+
+
+def run_shots(record: RunRecord) -> int | None:
+    """The demonstrations a prompted run showed before every query; None for a fine-tuned run."""
+    if record.method != PROMPTED:
+        return None
+    prompted = record.outcome.prompted if record.outcome else None
+    return prompted.shots if prompted else record.parameters.get("shots")
+
+
+def method_text(method: str, shots: int | None) -> str:
+    """`prompted, 5 shots` for a prompted run; "" for a fine-tuned one (the book's default)."""
+    if method != PROMPTED:
+        return ""
+    return PROMPTED if shots is None else f"{PROMPTED}, {shots} shot{'' if shots == 1 else 's'}"
+
+
+def configuration_text(method: str, config: str, shots: int | None = None) -> str:
+    """A configuration as pages name it: a prompted one by its method and shots first, then the
+    other settings of its label (`prompted, 5 shots, dev_limit=20`); "" for a fine-tuned run of
+    its profile's recipe."""
+    parts = [] if config == DEFAULT_CONFIG else config.split(",")
+    if method == PROMPTED:
+        parts = [p for p in parts if p != PROMPTED and not p.startswith("shots=")]
+    return ", ".join(filter(None, [method_text(method, shots), *parts]))
+
+
+def run_configuration(record: RunRecord) -> str:
+    """How a run was made, as pages name it (`configuration_text`)."""
+    return configuration_text(record.method, record.config, run_shots(record))
 
 
 def model_order(model: str) -> tuple:
@@ -122,10 +158,17 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
     by_task: dict[tuple, dict] = defaultdict(lambda: defaultdict(list))
     for record in records:
         if record.outcome is not None:
-            key = (record.profile, record.model, record.data_source, record.config, record.method)
+            key = (
+                record.profile,
+                record.model,
+                record.data_source,
+                record.config,
+                record.method,
+                run_shots(record),
+            )
             by_task[key][record.task].append(record)
     rows = []
-    for (profile, model, source, config, method), tasks in by_task.items():
+    for (profile, model, source, config, method, shots), tasks in by_task.items():
         cells: dict[tuple[str, str], Cell] = {}
         for task, mine in tasks.items():
             chosen, stale = pooled(mine, today)
@@ -151,6 +194,7 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
                 data_source=source,
                 config=config,
                 method=method,
+                shots=shots,
             )
         )
     return sorted(

@@ -13,6 +13,7 @@ import yaml
 
 from kluebook.aggregation import Cell, Row
 from kluebook.checkpoints import model_entry, registered_models
+from kluebook.fingerprints import FINE_TUNED
 from kluebook.klue_marks import emphasis, emphasise
 from kluebook.links import href, methods_page, task_page
 from kluebook.paths import CONFIGS
@@ -144,8 +145,8 @@ def row_head(row: Row, notes: dict[str, str]) -> str:
         count = model_entry(row.model).get("parameters")
     facts = [html.escape(row.size), parameters_text(count), split]
     detail = f'<span class="config">{" · ".join(f for f in facts if f)}</span>'
-    if row.kind == "reproduced" and not row.is_default_config:
-        detail += f'<span class="config">{html.escape(row.config.replace(",", ", "))}</span>'
+    if row.kind == "reproduced" and row.configuration:
+        detail += f'<span class="config">{html.escape(row.configuration)}</span>'
     return f'<th class="model" scope="row">{label}{detail}</th>'
 
 
@@ -308,7 +309,8 @@ def sections_for(
 ) -> list[Section]:
     """Published rows first (as in the KLUE README), then the README's first table (on dev) as
     the reference of the reproduced rows, then each reproduced profile and data source, then the
-    smoke rows apart."""
+    smoke rows apart, then the prompted rows in blocks of their own (another protocol, never
+    ranked)."""
     sections = [
         Section("Published: KLUE README, test split (KLUE's own marks recomputed)", published)
     ]
@@ -320,12 +322,13 @@ def sections_for(
             )
         )
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    prompted: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
-        groups[(row.profile, row.split)].append(row)
+        (groups if row.method == FINE_TUNED else prompted)[(row.profile, row.split)].append(row)
     real = [k for k in groups if k[0] != "smoke"]
     for profile, split in real:
         sections.append(Section(f"Reproduced: {profile} profile, {split}", groups[profile, split]))
-    if not real:
+    if not real and not [k for k in prompted if k[0] != "smoke"]:
         sections.append(
             Section(
                 "Reproduced: paper profile, dev split",
@@ -343,4 +346,14 @@ def sections_for(
                 mark_best=False,
             )
         )
+    for (profile, split), mine in sorted(prompted.items(), key=lambda k: k[0][0] == "smoke"):
+        what = (
+            "a tiny randomly initialised causal LM prompted on generated data, not a result"
+            if profile == "smoke"
+            else "a language model answering prompts, trained on nothing: another protocol, "
+            "never ranked against the fine-tuned rows"
+        )
+        kind = "Prompted pipeline check" if profile == "smoke" else "Prompted"
+        title = f"{kind}: {profile} profile, {split}: {what}"
+        sections.append(Section(title, mine, mark_best=False))
     return sections

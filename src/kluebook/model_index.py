@@ -6,6 +6,8 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
+from kluebook.aggregation import method_text
+from kluebook.fingerprints import PROMPTED
 from kluebook.json_files import write_text_if_changed
 from kluebook.klue_table import short_name
 from kluebook.provenance import model_slug
@@ -27,6 +29,7 @@ def eval_results(rows) -> list[EvalResult]:
         dataset, split, described = DATASETS.get(
             row.data_source, (row.data_source, "dev", row.data_source)
         )
+        made = f", {method_text(row.method, row.shots)}" if row.method == PROMPTED else ""
         for task in tasks.values():
             for metric in task.metrics:
                 cell = row.cells.get((task.name, metric.key))
@@ -43,7 +46,7 @@ def eval_results(rows) -> list[EvalResult]:
                         dataset_split=split,
                         metric_type=metric.key,
                         metric_name=f"{metric.label} (dev mean of {seeds} seed"
-                        f"{'s' if seeds > 1 else ''}, {row.profile} profile)",
+                        f"{'s' if seeds > 1 else ''}, {row.profile} profile{made})",
                         metric_value=round(cell.mean, 2),
                         metric_config=None if row.is_default_config else row.config,
                     )

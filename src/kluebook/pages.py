@@ -11,19 +11,28 @@ from pathlib import Path
 
 import yaml
 
-from kluebook.aggregation import published_rows, published_scores, reproduced_rows
+from kluebook.aggregation import (
+    published_rows,
+    published_scores,
+    reproduced_rows,
+    run_configuration,
+)
 from kluebook.json_files import write_text_if_changed
 from kluebook.klue_table import metrics_anchor, sections_for, table_html
 from kluebook.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
 from kluebook.myst import list_table
 from kluebook.paths import GENERATED, ROOT, RUNS
+from kluebook.prompt_items import TEMPLATE_FILE
+from kluebook.prompting.registry import task_prompting
 from kluebook.recipes import resolve_recipe
-from kluebook.records import DEFAULT_CONFIG, RunRecord
+from kluebook.records import RunRecord
 from kluebook.results_page import figure_path
 from kluebook.tasks import Task, all_tasks
 from kluebook.tiny_model import TINY_MODEL
-from kluebook.uncertainty import resolution_text
+from kluebook.uncertainty import resolution_text, scores_text
 
+# How the runs list names the configuration of runs made with their profile's recipe.
+PROFILE_RECIPE = "the profile's recipe"
 # A checkpoint of each recipe size, to show the base and the large recipe side by side.
 RECIPE_COLUMNS = {"base": "klue/roberta-base", "large": "klue/roberta-large"}
 
@@ -94,6 +103,7 @@ def methods_page(task: Task) -> str:
         "are the switches, each described on the page of deviations from the official code "
         "({ref}`deviations`).\n\n"
         f"{recipe_table(task)}\n"
+        f"{prompted_section(task)}"
         "## Registry facts\n\n"
         f"- Task version: {task.version} (bumped on every change that alters its numbers).\n"
         f"- Files in the official layout: {files}.\n"
@@ -101,6 +111,55 @@ def methods_page(task: Task) -> str:
         f"- Smoke floor checked by the end-to-end test: `{floor['metric']}` above "
         f"{floor['value']} ({floor['why']}).\n"
         f"- Smoke data: {smoke_data(task)}.\n"
+    )
+
+
+def prompted_section(task: Task) -> str:
+    """How the task is evaluated prompted, read from its template (`prompt.yaml`) and its
+    prompting module's docstrings; a sentence saying it cannot be where it has no template."""
+    if not (task.folder / TEMPLATE_FILE).is_file():
+        return (
+            "## Prompted evaluation\n\n"
+            f"This task has no prompt template (`{TEMPLATE_FILE}` in its folder), so it is "
+            "evaluated fine-tuned only ({ref}`Prompting KLUE <prompting>` says what a template "
+            "holds).\n\n"
+        )
+    template, prompting = task_prompting(task.name)
+    if template.mode == "rank":
+        mode = (
+            "**Answer mode: ranking.** The model writes nothing: the log-likelihood of every "
+            "answer of the task's closed set after the prompt is computed, and the most probable "
+            "answer is the prediction, so a ranked answer is always readable. A generated answer "
+            "(for a server that gives no log-probabilities, `--set mode=generate`) must be one "
+            "of the answers the format lists, written exactly; any other is unparsable."
+        )
+    else:
+        mode = (
+            f"**Answer mode: generation.** The model writes greedily, up to "
+            f"{template.max_new_tokens} new tokens, and the task's parser reads the answer, "
+            "strictly: an answer it cannot read is unparsable."
+        )
+    reading = prompting.__doc__.strip().split("\n\n")[1:]  # after the one-line summary
+    fallback = " ".join((prompting.fallback_prediction.__doc__ or "").split())
+    return (
+        f"(methods-{task.name}-prompted)=\n"
+        "## Prompted evaluation\n\n"
+        "Without any training, a language model can answer this task's dev items from a prompt, "
+        "zero- or few-shot; its answers become the same predictions file and are scored by "
+        "the official metrics above ({ref}`Prompting KLUE <prompting>`). The template is the "
+        f"task's `{TEMPLATE_FILE}`, its answers are read by its `prompting.py`; "
+        f"`kluebook run --matrix prompted-smoke --tasks {task.name}` runs it offline with the "
+        "tiny stand-in.\n\n"
+        f"{mode}\n\n"
+        "The instruction and the answer format, as the model reads them (each answer opens "
+        f"with `{template.answer_prefix}`):\n\n"
+        ":::{container} language-ko\n"
+        f"{template.instruction.strip()}\n\n{template.answer_format.strip()}\n"
+        ":::\n\n"
+        + "".join(f"{paragraph.strip()}\n\n" for paragraph in reading)
+        + "An unparsable answer is counted (the run's record and page say how many) and scored "
+        "as the task's fallback, which is wrong on that item by construction: "
+        f"{fallback[:1].lower()}{fallback[1:]}\n\n"
     )
 
 
@@ -140,8 +199,8 @@ def run_title(record: RunRecord | None, docname: str) -> str:
     """How a run is named in the sidebar and in lists: model, profile, configuration, seed."""
     if record is None:
         return docname.rsplit("/", 1)[-1]
-    config = "" if record.is_default_config else f", {record.config.replace(',', ', ')}"
-    return f"{record.model}, {record.profile}{config}, seed {record.seed}"
+    config = run_configuration(record)
+    return f"{record.model}, {record.profile}{f', {config}' if config else ''}, seed {record.seed}"
 
 
 RunPage = tuple[str, RunRecord | None]  # a page's docname and its record (None: unreadable)
@@ -199,7 +258,9 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         "## Results\n",
         "Published test-set scores, the KLUE README's first table (dev) as the reference, and "
         "this book's dev-set scores (mean, then ± sd and the number of seeds n; s1, s2, … link "
-        "to each seed's run).\n",
+        "to each seed's run). Prompted runs, labelled with their shots, are in blocks of their "
+        "own, never ranked against the fine-tuned ones (the methods page says how the task is "
+        "prompted).\n",
         table_html(sections, [task], page) + "\n",
         f":::{{figure}} /{figure_path(task).relative_to(ROOT).as_posix()}\n"
         f":alt: {task.title}: each configuration's dev scores beside the published test "
@@ -217,17 +278,12 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
             f"No run of this task yet: `kluebook run --tasks {task.name}` executes its notebook.\n"
         )
     groups: dict[tuple, list[tuple[str | None, RunRecord | None]]] = defaultdict(list)
-    for docname, record in pages:
-        key = (record.model, record.profile, record.config) if record else ("unrecorded", "", "")
-        groups[key].append((docname, record))
-    for record in unfinished:
-        groups[(record.model, record.profile, record.config)].append((None, record))
+    for docname, record in [*pages, *((None, r) for r in unfinished)]:
+        key = (record.model, record.profile, run_configuration(record)) if record else None
+        groups[key or ("unrecorded", "", "")].append((docname, record))
     for (model, profile, config), items in groups.items():
         if profile:
-            recipe = (
-                "the profile's recipe" if config == DEFAULT_CONFIG else config.replace(",", ", ")
-            )
-            where = f"{profile} profile, {recipe}"
+            where = f"{profile} profile, {config or PROFILE_RECIPE}"
         else:
             where = (
                 "pages whose record is missing or unreadable: their numbers are in no table "
@@ -243,12 +299,9 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
                 error = record.error or "no error recorded"
                 text.append(f"- {seed}: **{record.status}**, {error}")
                 continue
-            metrics = record.outcome.metrics
-            scores = ", ".join(
-                f"{m.label} {metrics[m.key]:.2f}"
-                for m in task.metrics
-                if metrics.get(m.key) is not None
-            )
+            scores = scores_text(task, record)  # each with its 95% bootstrap interval
+            if scores and record.outcome.prompted is not None:
+                scores += f"; {record.outcome.prompted.unparsable} unparsable"
             wall = f" · {record.wall_time_s:,.0f} s" if record.wall_time_s else ""
             text.append(f"- {{doc}}`{seed} </{docname}>`" + (f": {scores}{wall}" if scores else ""))
         text.append("")

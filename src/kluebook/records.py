@@ -177,9 +177,10 @@ class RunRecord(BaseModel):
 
     @property
     def dev_set(self) -> tuple[str | None, int | None]:
-        """What names the dev set the run scored: its data's checksum and its dev limit."""
+        """What names the dev set the run scored: its data's checksum and its dev limit (None
+        for every item, whether the limit was left out or set to 0)."""
         checksum = self.outcome.data_checksum if self.outcome else None
-        return checksum, self.parameters.get("dev_limit")
+        return checksum, self.parameters.get("dev_limit") or None
 
     @property
     def is_default_config(self) -> bool:

@@ -39,8 +39,8 @@ def _label(row) -> str:
     the lines below (published rows are told apart by their marker)."""
     if row.kind == "published":
         return row.label
-    detail = row.profile if row.is_default_config else f"{row.profile}, {row.config}"
-    return row.label + "\n" + "\n".join(textwrap.wrap(detail.replace(",", ", "), 20))
+    detail = ", ".join(filter(None, [row.profile, row.configuration]))
+    return row.label + "\n" + "\n".join(textwrap.wrap(detail, 20))
 
 
 def _kind(row) -> str:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from kluebook.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.downloads import downloads_markdown
+from kluebook.fingerprints import PROMPTED
 from kluebook.klue_table import (
     KLUE_BASELINE,
     KLUE_REPOSITORY,
@@ -39,9 +40,12 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "that is not what its name suggests (notes below the table). As KLUE marks its own "
         "table, the best value of a column within a block of comparable rows is in **bold** and "
         "the best among base-size models in *italics*; smoke rows are a pipeline check and are "
-        "not marked. Dev and test are different data, so compare reproduced rows with each "
-        "other and with the dev reference, and read the gap to the test numbers below as a "
-        "check, not a ranking.\n\n"
+        "not marked. Prompted rows (a language model answering prompts, zero- or few-shot: "
+        "{ref}`prompting`) are labelled with their shots and sit in blocks of their own, "
+        "never ranked against the fine-tuned rows: `kluebook compare` tells whether a "
+        "prompted and a fine-tuned configuration differ on the same dev items. Dev and test "
+        "are different data, so compare reproduced rows with each other and with the dev "
+        "reference, and read the gap to the test numbers below as a check, not a ranking.\n\n"
         + table_html(sections_for(rows, published, reference), tasks, RESULTS_PAGE),
         "## Reproduced minus published\n\n"
         "For each released checkpoint that has been reproduced: its dev mean minus its "
@@ -80,21 +84,25 @@ def build_contents(records: list[RunRecord], root: Path = ROOT) -> str:
     if not rows:
         return "**This build holds no run yet**: only the published numbers.\n"
     parts = []
-    for profile in sorted({r.profile for r in rows}, key=lambda p: (p == "smoke", p)):
-        mine = [r for r in rows if r.profile == profile]
+    kinds = {(r.profile, r.method) for r in rows}
+    for profile, method in sorted(kinds, key=lambda k: (k[0] == "smoke", k[0], k[1])):
+        mine = [r for r in rows if (r.profile, r.method) == (profile, method)]
         items = ", ".join(
-            f"`{r.model}`{'' if r.is_default_config else f' ({r.config})'} on {r.split}, "
+            f"`{r.model}`{f' ({r.configuration})' if r.configuration else ''} on {r.split}, "
             f"{seeds} seed{'s' if seeds > 1 else ''}"
             for r in mine
             for seeds in [max(len(c.values) for c in r.cells.values())]
         )
-        what = (
-            " (a tiny randomly initialised model fine-tuned on generated data: a pipeline "
-            "check, not a KLUE result)"
-            if profile == "smoke"
-            else ""
-        )
-        parts.append(f"**{profile}** runs of {items}{what}")
+        what = ""
+        if profile == "smoke":
+            made = "prompted" if method == PROMPTED else "fine-tuned"
+            model = "causal LM" if method == PROMPTED else "model"
+            what = (
+                f" (a tiny randomly initialised {model} {made} on generated data: a pipeline "
+                "check, not a KLUE result)"
+            )
+        runs = "prompted runs" if method == PROMPTED else "runs"
+        parts.append(f"**{profile}** {runs} of {items}{what}")
     return "**This build holds** " + "; ".join(parts) + ".\n"
 
 

@@ -20,13 +20,13 @@ import nbformat
 import papermill
 
 from kluebook import fingerprints, provenance, records
-from kluebook.aggregation import SOURCE_SPLITS
+from kluebook.aggregation import SOURCE_SPLITS, configuration_text, method_text, run_shots
 from kluebook.json_files import write_text_if_changed
 from kluebook.kept_notebook import clean, display_path
 from kluebook.myst import list_table
 from kluebook.paths import ROOT
 from kluebook.recipes import resolve_recipe
-from kluebook.records import RunRecord
+from kluebook.records import DEFAULT_CONFIG, RunRecord
 from kluebook.uncertainty import scores_text
 
 
@@ -208,6 +208,7 @@ def summary_card(spec, record: RunRecord) -> str:
     rows = [
         ["Model", f"`{display_path(spec.model)}`"],
         ["Profile", spec.profile],
+        *([["Method", prompted_text(record)]] if record.outcome.prompted else []),
         ["Data and split", data],
         ["Dev scores", scores or "—"],
         ["Wall time", wall],
@@ -216,22 +217,50 @@ def summary_card(spec, record: RunRecord) -> str:
     return list_table([], rows, [20, 80])
 
 
-def smoke_notice() -> str:
-    """The admonition that opens a smoke run's page."""
+def prompted_text(record: RunRecord) -> str:
+    """How a prompted run asked its model: shots, their seed, the answer mode, what it could
+    not read."""
+    prompted = record.outcome.prompted
+    answered = "ranking" if prompted.mode == "rank" else "generation"
+    items = record.outcome.counts.get("dev")
+    of = f" of {items:,}" if items else ""
+    return (
+        f"{method_text(record.method, prompted.shots)} (demonstrations drawn with seed "
+        f"{prompted.demonstration_seed}), answered by {answered} ({{ref}}`prompting`); "
+        f"{prompted.unparsable:,}{of} answers unparsable, scored as wrong"
+    )
+
+
+def smoke_notice(method: str = fingerprints.FINE_TUNED) -> str:
+    """The admonition that opens a smoke run's page (a fine-tuned or a prompted one)."""
+    if method == fingerprints.PROMPTED:
+        what = (
+            "This run prompted a tiny randomly initialised causal LM, which has learned no "
+            "language, on data generated in the official formats. Its scores show that the "
+            "prompted chain (prompts, answers, parsing, official scoring) works end to end; "
+            "they say nothing about KLUE or about any language model."
+        )
+    else:
+        what = (
+            "This run fine-tuned a tiny randomly initialised model on data generated in the "
+            "official formats. Its scores show that the pipeline works end to end; they say "
+            "nothing about KLUE or about any released checkpoint."
+        )
     return (
         ":::{admonition} A smoke run: a pipeline check, not a KLUE result\n"
         ":class: warning\n"
-        "This run fine-tuned a tiny randomly initialised model on data generated in the "
-        "official formats. Its scores show that the pipeline works end to end; they say "
-        "nothing about KLUE or about any released checkpoint. Real numbers come from the "
+        f"{what} Real numbers come from the "
         "`paper` profile: {doc}`Reproduce it yourself </book/reproduce>`.\n"
         ":::\n\n"
     )
 
 
-def title(spec) -> str:
-    """`<task title>: <model>, <profile>[, <configuration>], seed <N>`."""
-    config = f", {spec.config.replace(',', ', ')}" if spec.config else ""
+def title(spec, record: RunRecord | None = None) -> str:
+    """`<task title>: <model>, <profile>[, <configuration>], seed <N>`; a prompted run's
+    configuration opens with its method and shots (`prompted, 5 shots`)."""
+    shots = run_shots(record) if record is not None else spec.extra.get("shots")
+    named = configuration_text(spec.method, spec.config or DEFAULT_CONFIG, shots)
+    config = f", {named}" if named else ""
     model = provenance.model_id(spec.model)
     return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
 
@@ -265,10 +294,10 @@ def make_page(
             "again.\n:::\n\n"
         )
     if spec.profile == "smoke":
-        opening += smoke_notice()
+        opening += smoke_notice(spec.method)
     if record is not None:
         opening += f"{summary_card(spec, record)}\n"
-    notebook.cells[heading_index].source = f"# {title(spec)}\n\n{opening}{rest.lstrip()}"
+    notebook.cells[heading_index].source = f"# {title(spec, record)}\n\n{opening}{rest.lstrip()}"
     about = (
         f"This page is one executed run of the {{ref}}`{spec.task.title} <task-{spec.task.name}>` "
         f"notebook. Its scores are in the {{doc}}`results table </book/results>`; how the task is "

@@ -33,6 +33,24 @@ def test_run_profiles_come_from_the_run_pages_of_the_build():
     assert extension.run_profiles(app) == {"smoke", "paper"}
 
 
+def test_the_banner_says_smoke_runs_were_prompted_where_the_build_has_prompted_ones():
+    docs = {"book/intro", "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1"}
+    app = SimpleNamespace(env=SimpleNamespace(found_docs=docs))
+    assert not extension.has_prompted_smoke_runs(app)
+    assert "model fine-tuned on generated data" in extension.banner({"smoke"}, "r.html")
+    for page in (
+        "smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1",
+        "smoke-kluebook--tiny-qwen3-prompted-seed1",
+    ):
+        docs.add(f"book/runs/nli/{page}")
+        assert extension.has_prompted_smoke_runs(app), page
+        docs.remove(f"book/runs/nli/{page}")
+    docs.add("book/runs/nli/paper-some--lm-prompted,shots=5-seed1")
+    assert not extension.has_prompted_smoke_runs(app)  # a paper run is no pipeline check
+    text = extension.banner({"smoke"}, "r.html", prompted=True)
+    assert "smoke runs only" in text and "model fine-tuned or prompted on generated data" in text
+
+
 def test_the_configured_repository_url_fills_the_placeholder():
     app = SimpleNamespace(
         config=SimpleNamespace(html_theme_options={"repository_url": "https://example.org/a/b/"})

@@ -4,9 +4,13 @@ import json
 import random
 
 import pytest
+from conftest import valid_record
 from typer.testing import CliRunner
 
+from kluebook import compare
 from kluebook.cli import app
+from kluebook.data import data_checksum, load_split
+from kluebook.errors import KluebookError
 from kluebook.tasks import get_task
 
 
@@ -105,3 +109,25 @@ def test_two_files_are_scored_with_the_switches_given(tmp_path):
     refused = _compare(*args, "--set", "ner_boundary_tags=model")
     assert refused.exit_code != 0
     assert "ner_boundary_tags: model" in str(refused.exception)
+
+
+def test_a_run_of_every_dev_item_compares_whether_its_limit_was_left_out_or_zero(tmp_path):
+    """A fine-tuned run of the profile's recipe (no dev limit) and a prompted run told
+    `dev_limit=0` scored the same items; a run of the first 20 did not."""
+    task = get_task("nli")
+    gold = load_split(task, "dev", "generated", None)
+    lines = task.module.gold_predictions(gold)
+    checksum = data_checksum(task, "generated", None)
+    runs = []
+    for name, limit in (("tuned", None), ("prompted", 0), ("first-20", 20)):
+        rows = lines[:limit] if limit else lines
+        _write_jsonl(tmp_path / f"{name}.jsonl", rows)
+        parameters = {"data_source": "generated", **({} if limit is None else {"dev_limit": limit})}
+        fields = {"task": "nli", "config": name, "parameters": parameters, "metrics": {}}
+        runs.append(
+            valid_record({**fields, "data_checksum": checksum, "predictions": f"{name}.jsonl"})
+        )
+    found, sides = compare.from_records(task, runs, "tuned", "prompted", root=tmp_path)
+    assert len(found) == len(gold) and [len(side.metrics) for side in sides] == [1, 1]
+    with pytest.raises(KluebookError, match="scored on different dev sets"):
+        compare.from_records(task, runs, "tuned", "first-20", root=tmp_path)
