@@ -25,6 +25,8 @@ from kluebook.json_files import write_json, write_jsonl
 from kluebook.paths import CACHE, scrub
 from kluebook.prompt_items import PromptItem, PromptTemplate
 from kluebook.prompting.answering import Answers
+from kluebook.prompting.checks import check_mode
+from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe
 from kluebook.scoring import NO_SWITCHES, score_predictions
@@ -154,6 +156,7 @@ def start_prompted_run(namespace: dict) -> Run:
     task = get_task(parameters["task"])
     if type(parameters["shots"]) is not int or parameters["shots"] < 0:
         raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
+    check_mode(task.name, task_prompting(task.name)[0], parameters["mode"])
     asked = namespace.get("model_revision") or ""
     parameters["model_revision"] = (
         "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)

@@ -31,6 +31,7 @@ from kluebook.errors import KluebookError
 from kluebook.json_files import write_text_atomic
 from kluebook.kept_notebook import clean_notebook
 from kluebook.paths import CACHE, CONFIGS, RESULTS, ROOT, RUNS
+from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
 from kluebook.recipes import PROFILES, recipe_parameters, resolve_recipe
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.tiny_model import TINY_MODEL
@@ -45,6 +46,7 @@ RUNNER_PARAMETERS = {
     "seed",
     "output_dir",
     "task",  # the prompted notebook's
+    "base_url",  # a prompted run's server (--base-url)
 }
 
 
@@ -71,12 +73,15 @@ class RunSpec:
     model_revision: str = ""
     data_revision: str = ""
     method: str = fingerprints.FINE_TUNED  # or prompted: the model answers prompts, untrained
+    base_url: str = ""  # a prompted run's OpenAI-compatible server; "" for a local model
 
     @cached_property
     def config(self) -> str:
         """The configuration beyond model and seed, readable; "" for the profile's default.
-        A prompted run's begins with `prompted`, so it never shares a fine-tuned run's name."""
+        A prompted run's begins with `prompted` (then `server` where a server answers: not its
+        address, which may change), so it never shares a fine-tuned or a local run's name."""
         parts = [fingerprints.PROMPTED] if self.method == fingerprints.PROMPTED else []
+        parts += ["server"] if self.base_url else []
         parts += [f"{key}={value}" for key, value in sorted(self.extra.items())]
         if (self.data_source, self.data_dir) != self.default_data:
             parts.append(self.data_source)
@@ -136,6 +141,7 @@ class RunSpec:
             "seed": self.seed,
             "output_dir": _relative(self.output_dir),
             **({"task": self.task.name} if self.method == fingerprints.PROMPTED else {}),
+            **({"base_url": self.base_url} if self.base_url else {}),
             **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
         }
@@ -222,6 +228,7 @@ class Options:
     matrix_path: Path | None = None
     model_revision: str = ""
     data_revision: str = ""
+    base_url: str = ""
 
 
 def planned(options: Options) -> list[RunSpec]:
@@ -245,20 +252,25 @@ def plan(
     matrix_path: str | Path | None = None,
     model_revision: str = "",
     data_revision: str = "",
+    base_url: str = "",
 ) -> list[RunSpec]:
     """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
-    replaced by the arguments; `extra` overrides the matrix's parameters."""
+    replaced by the arguments; `extra` overrides the matrix's parameters. `base_url`: the
+    server that answers a prompted matrix's runs."""
     matrix = load_matrix(profile, matrix_path)
     profile = matrix["profile"]
     defaults = load_matrix(profile) if matrix_path else matrix
     default_data = (defaults["data_source"], str(defaults.get("data_dir") or ""))
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
     method = matrix.get("method", fingerprints.FINE_TUNED)
+    if base_url and method != fingerprints.PROMPTED:
+        raise KluebookError("--base-url is for prompted runs (--method prompted)")
     specs = []
     for name in tasks or available_tasks():
         task = get_task(name)
-        if not task.notebook_path.exists():
-            raise KluebookError(f"task {name!r} has no notebook yet ({task.notebook_path.name})")
+        notebook = fingerprints.method_notebook(task, method)
+        if not notebook.exists():
+            raise KluebookError(f"task {name!r} has no notebook yet ({notebook.name})")
         for overrides in grid:
             check_parameters(task, overrides, models or matrix["models"], profile, method)
             for model in models or matrix["models"]:
@@ -276,6 +288,7 @@ def plan(
                             model_revision=model_revision,
                             data_revision=data_revision,
                             method=method,
+                            base_url=base_url,
                         )
                     )
     return specs
@@ -303,6 +316,8 @@ def check_parameters(
         kind = declared[name]["inferred_type_name"]
         if kind == "int" and value is not None and (type(value) is not int or value < 0):
             raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
+    if method == fingerprints.PROMPTED:
+        check_prompted_parameters(task, extra)
     recipe = {name: value for name, value in extra.items() if name in settable}
     for model in (
         models if method == fingerprints.FINE_TUNED else ()
@@ -319,14 +334,19 @@ def preflight(specs: list[RunSpec]) -> list[RunSpec]:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
         if spec.data_revision and spec.data_source != "hub":
             raise KluebookError("--data-revision is for --data-source hub")
+    local = {s.model for s in specs if s.method == fingerprints.PROMPTED and not s.base_url}
+    check_prompted_models(local)
     return pin_revisions(specs)
 
 
 def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     """Each run with its model and hub data revisions resolved to commits, once per model and
     per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
-    that cannot be found fails here, in one line, before any run."""
-    models = {(s.model, s.model_revision) for s in specs}
+    that cannot be found fails here, in one line, before any run. A model behind a server is
+    the server's: it has no revision here."""
+    if any(s.base_url and s.model_revision for s in specs):
+        raise KluebookError("--model-revision is for models run here, not behind --base-url")
+    models = {(s.model, s.model_revision) for s in specs if not s.base_url}
     model_commits = {pair: check_model(*pair) for pair in sorted(models)}
     configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
     data_commits = {
@@ -336,7 +356,7 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     return [
         replace(
             spec,
-            model_revision=model_commits[(spec.model, spec.model_revision)],
+            model_revision=model_commits.get((spec.model, spec.model_revision), ""),
             data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
         )
         for spec in specs
@@ -585,6 +605,7 @@ def spec_of(record: records.RunRecord) -> RunSpec:
         model_revision=record.parameters.get("model_revision", ""),
         data_revision=record.parameters.get("data_revision", ""),
         method=record.method,
+        base_url=record.parameters.get("base_url", ""),  # a server, by no address (`SERVER`)
     )
     # The configuration as the run named it (it may name data that are not here).
     spec.__dict__["config"] = "" if record.is_default_config else record.config
