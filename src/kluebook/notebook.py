@@ -285,10 +285,8 @@ def finish_prompted_run(
     asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
     asked["model"] = provenance.model_id(parameters["model"])
     mode = parameters["mode"] or template.mode
-    revision = asked.get("revision") or ""
     facts = {
-        "model_revision": revision
-        or ("built locally" if parameters["model"] == TINY_CAUSAL_LM else "unknown"),
+        "model_revision": prompted_model_revision(parameters, asked.get("revision") or ""),
         "recipe": {
             "shots": parameters["shots"],
             "mode": mode,
@@ -307,6 +305,19 @@ def finish_prompted_run(
         },
     }
     return write_outcome(run, gold, answers.predictions, counts, facts)
+
+
+def prompted_model_revision(parameters: dict, revision: str) -> str:
+    """The hub commit a prompted run's model was loaded at, or where the model came from."""
+    if revision:
+        return revision
+    if parameters["base_url"]:
+        return "the server's"
+    if parameters["model"] == TINY_CAUSAL_LM:
+        return "built locally"
+    if provenance.local_model(parameters["model"]) is not None:
+        return f"local folder: {provenance.model_id(parameters['model'])}"
+    return "unknown"
 
 
 def write_outcome(

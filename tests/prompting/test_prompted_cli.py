@@ -217,6 +217,9 @@ def test_the_paper_prompted_matrix_runs_on_the_official_files(
             "prompted",
         )
         assert record["counts"] == {"train": train, "dev": 8}
+        assert (
+            record["model_revision"] == f"local folder: {provenance.model_id(str(causal_folder))}"
+        )
         assert record["prompted"]["shots"] == shots
         assert record["prompted"]["first_prompt"].count(prefix) == shots + 1
         assert {"accuracy"} <= set(record["metrics"])

@@ -61,6 +61,7 @@ def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_n
     record = json.loads(predictions.with_name(f"{stem}.json").read_text())
     assert record["method"] == "prompted" and record["config"] == CONFIG
     assert record["parameters"]["base_url"] == provenance.SERVER
+    assert record["model_revision"] == "the server's"
     assert record["prompted"]["backend"] == {
         "backend": "openai-compatible server",
         "model": provenance.model_id(str(causal_folder)),
