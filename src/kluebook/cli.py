@@ -11,6 +11,7 @@ import typer
 from kluebook import __version__
 from kluebook.cli_options import (
     TASK_NAMES,
+    BaseUrl,
     DataDir,
     DataRevision,
     DataSource,
@@ -19,6 +20,7 @@ from kluebook.cli_options import (
     GpusPerJob,
     Jobs,
     Matrix,
+    Method,
     ModelRevision,
     Models,
     Patience,
@@ -126,6 +128,8 @@ def run(
     data_revision: DataRevision = "",
     settings: Settings = [],  # noqa: B006  (typer reads the default; it is never mutated)
     matrix: Matrix = None,
+    method: Method = None,
+    base_url: BaseUrl = None,
     force: Force = False,
     quiet: Quiet = False,
     executor: ExecutorName = "local",
@@ -160,6 +164,12 @@ def run(
     --executor dask --scheduler tcp://HOST:PORT sends every run to a Dask cluster whose workers
     have this repository and environment: each run's files come back here. A run uses one GPU.
 
+    --method prompted runs the profile's prompted matrix instead: a causal language model
+    answers each task's prompts, zero- and five-shot, with no training (`kluebook run --method
+    prompted --tasks nli`). It runs here with transformers or, with --base-url, on an
+    OpenAI-compatible server (`--models` names the model as the server does); its records sit
+    beside the fine-tuned ones, and `kluebook compare` pairs the two.
+
     On Slurm, from a login node of a checkout on the shared filesystem (the tested recipe, with
     the partition and sizes of your cluster):
 
@@ -174,10 +184,8 @@ def run(
     node: `--slurm-partition debug --jobs 2 --threads 1 --slurm-memory 3GB --gpus-per-job 0
     --slurm-walltime 00:30:00`.
     """
-    revisions = (model_revision, data_revision)
-    options = run_options(
-        profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions
-    )
+    chosen = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    options = run_options(*chosen, (model_revision, data_revision), method, base_url)
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
     if dry_run:
@@ -204,6 +212,8 @@ def status(
     data_dir: DataDir = None,
     settings: Settings = [],  # noqa: B006
     matrix: Matrix = None,
+    method: Method = None,
+    base_url: BaseUrl = None,
 ) -> None:
     """List every run of a run matrix (the options of `kluebook run`) as current, stale (and
     which input changed since: notebook, parameters, data, task code, shared code, task
@@ -224,8 +234,8 @@ def status(
         )
     from kluebook.run_plan import planned  # lazy: CLI start-up
 
-    options = run_options(profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    states = _states(planned(options))
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    states = _states(planned(run_options(*options, method=method, base_url=base_url)))
     counts: dict[str, int] = {}
     for spec, state in states:
         typer.echo(f"{spec.task.name} {spec.name}: {state}")

@@ -121,6 +121,27 @@ Matrix = Annotated[
         "Replaces --profile's matrix.",
     ),
 ]
+Method = Annotated[
+    str | None,
+    typer.Option(
+        help="fine-tuned: the profile's run matrix (configs/<profile>.yaml); prompted: the "
+        "profile's prompted matrix (sweeps/prompted-<profile>.yaml), where a causal LM answers "
+        "prompts, zero- and few-shot. Narrowed by --tasks, --models, --seeds and --set as the "
+        "profile's own matrix is. Default: the profile's, or what --matrix says.",
+    ),
+]
+BaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        help="Prompted runs: the address of an OpenAI-compatible server (vLLM, TGI, llama.cpp, "
+        "Ollama, `transformers serve`), e.g. http://localhost:8000/v1, that answers for "
+        "--models (the names the server knows them by); its API key is read from "
+        "KLUEBOOK_OPENAI_API_KEY or OPENAI_API_KEY, never from an option. The runs are named "
+        "`server` (the address is in no record or name: moving the server stales nothing), "
+        "and every answer is cached, so a rerun asks the server nothing. Default: the model "
+        "runs locally, with transformers.",
+    ),
+]
 Force = Annotated[bool, typer.Option(help="Rerun runs whose record is up to date.")]
 ExecutorName = Annotated[
     str,
@@ -157,7 +178,7 @@ GpusPerJob = Annotated[
     int,
     typer.Option(
         help="--executor slurm: 1 asks each job for a GPU (--gres=gpu:1) for the runs of real "
-        "checkpoints; 0 for none (CPU, or the tiny stand-in)."
+        "checkpoints; 0 for none (CPU, or the tiny stand-ins)."
     ),
 ]
 SlurmWalltime = Annotated[
@@ -179,7 +200,7 @@ Resources = Annotated[
     str | None,
     typer.Option(
         help="Dask worker resources each run asks for, e.g. GPU=1 (default: GPU=1 for real "
-        "checkpoints, none for the tiny stand-in); '' for none."
+        "checkpoints, none for the tiny stand-ins); '' for none."
     ),
 ]
 Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
@@ -233,12 +254,42 @@ def matrix_path(matrix: Path | None) -> Path | None:
     return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
 
 
+METHODS = ("fine-tuned", "prompted")
+
+
+def method_matrix(method: str | None, profile: str, matrix: Path | None) -> Path | None:
+    """The run matrix `--method` chooses: the profile's own for fine-tuned runs (None), its
+    prompted sweep for prompted ones; `--matrix` as it is when no method is given."""
+    if method is None:
+        return matrix
+    if method not in METHODS:
+        raise KluebookError(f"unknown method {method!r}; choose {' or '.join(METHODS)}")
+    if matrix is not None:
+        raise KluebookError("give --method or --matrix, not both: a matrix names its own method")
+    if method == "fine-tuned":
+        return None
+    shipped = CONFIGS / "sweeps" / f"prompted-{profile}.yaml"
+    if not shipped.is_file():
+        raise KluebookError(f"the profile {profile!r} has no prompted matrix ({shipped.name})")
+    return shipped
+
+
 def run_options(
-    profile, tasks, models, seeds, data_source, data_dir, settings, matrix, revisions=("", "")
+    profile,
+    tasks,
+    models,
+    seeds,
+    data_source,
+    data_dir,
+    settings,
+    matrix,
+    revisions=("", ""),
+    method=None,
+    base_url=None,
 ):
     """The command's run options as one `run_plan.Options`, parsed before the slow import."""
     seed_list, extra = parse_seeds(seeds), parse_settings(settings)
-    matrix = matrix_path(matrix)
+    matrix = method_matrix(method, profile, matrix_path(matrix))
     from kluebook.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
 
     return Options(
@@ -252,4 +303,5 @@ def run_options(
         matrix_path=matrix,
         model_revision=revisions[0],
         data_revision=revisions[1],
+        base_url=base_url or "",
     )

@@ -29,7 +29,7 @@ from dataclasses import replace
 from kluebook.devices import visible_gpus
 from kluebook.errors import KluebookError
 from kluebook.paths import CACHE
-from kluebook.tiny_model import TINY_MODEL
+from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 from kluebook.worker import (
     THREAD_VARIABLES,
     Interrupted,
@@ -39,6 +39,9 @@ from kluebook.worker import (
     stop_kernels,
     thread_environment,
 )
+
+# The offline stand-ins (the encoder and the causal LM): small enough for a CPU, no GPU asked.
+STAND_INS = frozenset((TINY_MODEL, TINY_CAUSAL_LM))
 
 
 class Executor:
@@ -96,7 +99,7 @@ class LocalExecutor(Executor):
             self.slots.put(env)
 
     def check(self, models: set[str]) -> None:
-        if self.gpus and self.concurrency > len(self.gpus) and models - {TINY_MODEL}:
+        if self.gpus and self.concurrency > len(self.gpus) and models - STAND_INS:
             raise KluebookError(
                 f"--jobs {self.concurrency} on a machine with {len(self.gpus)} GPU(s): each run of "
                 f"a real checkpoint needs its own GPU; use --jobs {len(self.gpus)} or fewer"
@@ -178,7 +181,7 @@ class DaskExecutor(Executor):
     def needs(self, model: str) -> dict[str, float]:
         if self.resources is not None:
             return self.resources
-        return {} if model == TINY_MODEL else {"GPU": 1}
+        return {} if model in STAND_INS else {"GPU": 1}
 
     def check(self, models: set[str]) -> None:
         for needs in {tuple(sorted(self.needs(model).items())) for model in models}:
@@ -310,7 +313,7 @@ class SlurmExecutor(DaskExecutor):
         self.keeper.start()
 
     def needs(self, model: str) -> dict[str, float]:
-        return {"run": 1, **({"GPU": 1} if self.gpus and model != TINY_MODEL else {})}
+        return {"run": 1, **({"GPU": 1} if self.gpus and model not in STAND_INS else {})}
 
     def keep_jobs(self, every: float = 10.0) -> None:
         """Submit a job again for every job that ended (the cluster keeps `jobs` of them)."""

@@ -110,8 +110,9 @@ def run_paths(spec) -> list[tuple[str, str]]:
 
 def clean_notebook(executed: bytes, spec) -> str:
     """The executed notebook a run keeps beside its record (see `clean`), as text, with no
-    folder of the run's own either (`run_paths`)."""
+    folder of the run's own either (`run_paths`), nor the address of its server."""
     text = nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
-    for path, shown in run_paths(spec):
+    server = [(spec.base_url, provenance.SERVER)] if spec.base_url else []
+    for path, shown in [*run_paths(spec), *server]:
         text = text.replace(json.dumps(path)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1])
     return text

@@ -25,6 +25,8 @@ from kluebook.json_files import write_json, write_jsonl
 from kluebook.paths import CACHE, scrub
 from kluebook.prompt_items import PromptItem, PromptTemplate
 from kluebook.prompting.answering import Answers
+from kluebook.prompting.checks import check_mode
+from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe
 from kluebook.scoring import NO_SWITCHES, score_predictions
@@ -154,6 +156,7 @@ def start_prompted_run(namespace: dict) -> Run:
     task = get_task(parameters["task"])
     if type(parameters["shots"]) is not int or parameters["shots"] < 0:
         raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
+    check_mode(task.name, task_prompting(task.name)[0], parameters["mode"])
     asked = namespace.get("model_revision") or ""
     parameters["model_revision"] = (
         "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
@@ -282,10 +285,8 @@ def finish_prompted_run(
     asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
     asked["model"] = provenance.model_id(parameters["model"])
     mode = parameters["mode"] or template.mode
-    revision = asked.get("revision") or ""
     facts = {
-        "model_revision": revision
-        or ("built locally" if parameters["model"] == TINY_CAUSAL_LM else "unknown"),
+        "model_revision": prompted_model_revision(parameters, asked.get("revision") or ""),
         "recipe": {
             "shots": parameters["shots"],
             "mode": mode,
@@ -304,6 +305,19 @@ def finish_prompted_run(
         },
     }
     return write_outcome(run, gold, answers.predictions, counts, facts)
+
+
+def prompted_model_revision(parameters: dict, revision: str) -> str:
+    """The hub commit a prompted run's model was loaded at, or where the model came from."""
+    if revision:
+        return revision
+    if parameters["base_url"]:
+        return "the server's"
+    if parameters["model"] == TINY_CAUSAL_LM:
+        return "built locally"
+    if provenance.local_model(parameters["model"]) is not None:
+        return f"local folder: {provenance.model_id(parameters['model'])}"
+    return "unknown"
 
 
 def write_outcome(

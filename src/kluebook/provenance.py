@@ -58,13 +58,20 @@ def model_slug(model: str) -> str:
     return model_id(model).strip("/").replace("/", "--").replace(" ", "_").replace("@", "-")
 
 
+# How a record names the server a prompted run asked (`base_url`): not by its address, which
+# is this machine's or network's, may change, and changes no answer of the model behind it.
+SERVER = "<server>"
+
+
 def portable_parameters(parameters: dict) -> dict:
     """A run's parameters as its record keeps them: the model by its id, no path of this
-    machine (a data folder inside the book root is relative to it)."""
+    machine (a data folder inside the book root is relative to it), no server address."""
     portable = {**parameters, "model": model_id(parameters["model"])}
     for name in ("data_dir", "output_dir"):
         if isinstance(portable.get(name), str):
             portable[name] = scrub(portable[name])
+    if portable.get("base_url"):
+        portable["base_url"] = SERVER
     return portable
 
 

@@ -11,6 +11,7 @@ from kluebook import fingerprints
 from kluebook.checkpoints import check_model
 from kluebook.data import data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
+from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
 from kluebook.recipes import recipe_parameters, resolve_recipe
 from kluebook.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.run_spec import RunSpec
@@ -26,6 +27,7 @@ RUNNER_PARAMETERS = {
     "seed",
     "output_dir",
     "task",  # the prompted notebook's
+    "base_url",  # a prompted run's server (--base-url)
 }
 
 
@@ -44,6 +46,7 @@ class Options:
     matrix_path: Path | None = None
     model_revision: str = ""
     data_revision: str = ""
+    base_url: str = ""
 
 
 def planned(options: Options) -> list[RunSpec]:
@@ -67,19 +70,24 @@ def plan(
     matrix_path: str | Path | None = None,
     model_revision: str = "",
     data_revision: str = "",
+    base_url: str = "",
 ) -> list[RunSpec]:
     """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
-    replaced by the arguments; `extra` overrides the matrix's parameters."""
+    replaced by the arguments; `extra` overrides the matrix's parameters. `base_url`: the
+    server that answers a prompted matrix's runs."""
     matrix = load_matrix(profile, matrix_path)
     profile = matrix["profile"]
     profile_data = default_data(profile)
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
     method = matrix.get("method", fingerprints.FINE_TUNED)
+    if base_url and method != fingerprints.PROMPTED:
+        raise KluebookError("--base-url is for prompted runs (--method prompted)")
     specs = []
     for name in tasks or available_tasks():
         task = get_task(name)
-        if not task.notebook_path.exists():
-            raise KluebookError(f"task {name!r} has no notebook yet ({task.notebook_path.name})")
+        notebook = fingerprints.method_notebook(task, method)
+        if not notebook.exists():
+            raise KluebookError(f"task {name!r} has no notebook yet ({notebook.name})")
         for overrides in grid:
             check_parameters(task, overrides, models or matrix["models"], profile, method)
             for model in models or matrix["models"]:
@@ -97,6 +105,7 @@ def plan(
                             model_revision=model_revision,
                             data_revision=data_revision,
                             method=method,
+                            base_url=base_url,
                         )
                     )
     return specs
@@ -124,6 +133,8 @@ def check_parameters(
         kind = declared[name]["inferred_type_name"]
         if kind == "int" and value is not None and (type(value) is not int or value < 0):
             raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
+    if method == fingerprints.PROMPTED:
+        check_prompted_parameters(task, extra)
     recipe = {name: value for name, value in extra.items() if name in settable}
     for model in (
         models if method == fingerprints.FINE_TUNED else ()
@@ -140,14 +151,19 @@ def preflight(specs: list[RunSpec]) -> list[RunSpec]:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
         if spec.data_revision and spec.data_source != "hub":
             raise KluebookError("--data-revision is for --data-source hub")
+    local = {s.model for s in specs if s.method == fingerprints.PROMPTED and not s.base_url}
+    check_prompted_models(local)
     return pin_revisions(specs)
 
 
 def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     """Each run with its model and hub data revisions resolved to commits, once per model and
     per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
-    that cannot be found fails here, in one line, before any run."""
-    models = {(s.model, s.model_revision) for s in specs}
+    that cannot be found fails here, in one line, before any run. A model behind a server is
+    the server's: it has no revision here."""
+    if any(s.base_url and s.model_revision for s in specs):
+        raise KluebookError("--model-revision is for models run here, not behind --base-url")
+    models = {(s.model, s.model_revision) for s in specs if not s.base_url}
     model_commits = {pair: check_model(*pair) for pair in sorted(models)}
     configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
     data_commits = {
@@ -157,7 +173,7 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     return [
         replace(
             spec,
-            model_revision=model_commits[(spec.model, spec.model_revision)],
+            model_revision=model_commits.get((spec.model, spec.model_revision), ""),
             data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
         )
         for spec in specs

@@ -38,12 +38,15 @@ class RunSpec:
     model_revision: str = ""
     data_revision: str = ""
     method: str = fingerprints.FINE_TUNED  # or prompted: the model answers prompts, untrained
+    base_url: str = ""  # a prompted run's OpenAI-compatible server; "" for a local model
 
     @cached_property
     def config(self) -> str:
         """The configuration beyond model and seed, readable; "" for the profile's default.
-        A prompted run's begins with `prompted`, so it never shares a fine-tuned run's name."""
+        A prompted run's begins with `prompted` (then `server` where a server answers: not its
+        address, which may change), so it never shares a fine-tuned or a local run's name."""
         parts = [fingerprints.PROMPTED] if self.method == fingerprints.PROMPTED else []
+        parts += ["server"] if self.base_url else []
         parts += [f"{key}={value}" for key, value in sorted(self.extra.items())]
         if (self.data_source, self.data_dir) != self.default_data:
             parts.append(self.data_source)
@@ -108,6 +111,7 @@ class RunSpec:
             "seed": self.seed,
             "output_dir": book_relative(self.output_dir),
             **({"task": self.task.name} if self.method == fingerprints.PROMPTED else {}),
+            **({"base_url": self.base_url} if self.base_url else {}),
             **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
         }
@@ -142,6 +146,7 @@ def spec_of(record: records.RunRecord) -> RunSpec:
         model_revision=record.parameters.get("model_revision", ""),
         data_revision=record.parameters.get("data_revision", ""),
         method=record.method,
+        base_url=record.parameters.get("base_url", ""),  # a server, by no address (`SERVER`)
     )
     # The configuration as the run named it (it may name data that are not here).
     spec.__dict__["config"] = "" if record.is_default_config else record.config

@@ -188,3 +188,34 @@ def test_a_worker_killed_mid_sweep_has_its_run_rescheduled(kluebook, new_book, t
     assert rescheduled["host"].endswith(f"(dask worker {survivor})")
     assert not no_partial_files(submitted)
     assert cluster.processes[survivor].poll() is None
+
+
+PROMPTED = ["run", "--method", "prompted", "--tasks", TASKS, "--seeds", "1", "--quiet"]
+PROMPTED_SMALL = ["--set", "dev_limit=8"]  # both shot counts of the prompted smoke matrix
+SAME_PROMPTED = ("status", "fingerprint", "metrics", "intervals", "counts", "prompted")
+
+
+def test_a_prompted_dask_sweep_gives_the_records_of_a_local_sweep(
+    kluebook, new_book, tmp_path, cluster
+):
+    sweep = [*PROMPTED, *PROMPTED_SMALL]
+    here = new_book(tmp_path / "local")
+    local = kluebook(here, *sweep, "--threads", "1")
+    assert local.returncode == 0, local.stdout[-2000:] + local.stderr[-2000:]
+    submitted = new_book(tmp_path / "submitter")
+    remote = kluebook(submitted, *sweep, "--executor", "dask", "--scheduler", cluster.address)
+    assert remote.returncode == 0, remote.stdout[-2000:] + remote.stderr[-2000:]
+    assert "4 succeeded, 0 skipped (up to date), 0 failed" in remote.stdout
+
+    def same(found):
+        return {name: {key: r.get(key) for key in SAME_PROMPTED} for name, r in found.items()}
+
+    expected = same(records(here))
+    assert len(expected) == 4 and all(r["status"] == "succeeded" for r in expected.values())
+    assert all(r["prompted"]["shots"] in (0, 5) for r in expected.values())
+    assert same(records(submitted)) == expected
+    for name, record in records(submitted).items():
+        assert "(dask worker w" in record["host"], name
+        assert (submitted / record["executed"]).is_file()
+        predictions = (submitted / record["predictions"]).read_bytes()
+        assert predictions == (here / record["predictions"]).read_bytes(), name

@@ -6,7 +6,7 @@ import pytest
 
 from kluebook import executors, run_plan, run_spec, worker
 from kluebook.errors import KluebookError
-from kluebook.tiny_model import TINY_MODEL
+from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 
 def test_jobs_split_the_threads_and_give_each_run_its_own_gpu():
@@ -30,7 +30,7 @@ def test_a_run_gets_the_same_threads_at_every_jobs_level(monkeypatch):
 
 def test_more_jobs_than_gpus_is_refused_for_real_checkpoints_only():
     local = executors.LocalExecutor(jobs=3, gpus=["0"])
-    local.check({TINY_MODEL})
+    local.check({TINY_MODEL, TINY_CAUSAL_LM})  # the stand-ins, the prompted one too, share
     with pytest.raises(KluebookError, match="each run of a real checkpoint needs its own GPU"):
         local.check({TINY_MODEL, "klue/roberta-base"})
     with pytest.raises(KluebookError, match="--jobs must be at least 1"):

@@ -9,7 +9,7 @@ import shutil
 import yaml
 from conftest import valid_record
 
-from kluebook import aggregation, fingerprints, pages, results_page, run_pages, runner
+from kluebook import aggregation, fingerprints, pages, results_page, run_pages, run_plan
 from kluebook.klue_table import sections_for, table_html
 from kluebook.paths import CONFIGS
 from kluebook.prompting.registry import task_prompting
@@ -166,7 +166,7 @@ def test_the_task_page_lists_prompted_runs_with_their_shots_intervals_and_unpars
 
 def test_a_prompted_smoke_run_page_says_how_it_was_made():
     sweep = CONFIGS / "sweeps" / "prompted-smoke.yaml"
-    (spec,) = runner.plan(tasks=["nli"], seeds=[1], extra={"shots": 5}, matrix_path=sweep)
+    (spec,) = run_plan.plan(tasks=["nli"], seeds=[1], extra={"shots": 5}, matrix_path=sweep)
     assert spec.config == PROMPTED
     record = prompted_record(35.0)
     heading = (

@@ -168,10 +168,10 @@ def slurm(tmp_path_factory):
     started.stop()
 
 
-def comparable(root: Path) -> dict[str, dict]:
+def comparable(root: Path, same: tuple[str, ...] = SAME) -> dict[str, dict]:
     return {
         f"{path.parent.name}/{path.name}": {
-            key: json.loads(path.read_text()).get(key) for key in SAME
+            key: json.loads(path.read_text()).get(key) for key in same
         }
         for path in sorted((root / "results" / "smoke").glob("*/*.json"))
     }
@@ -249,3 +249,30 @@ def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(
         f"slurm sweep {slurm_s:.0f} s (jobs seen: {len(seen)}, cancelled {cancelled}); "
         f"whole test {time.monotonic() - started:.0f} s"
     )
+
+
+PROMPTED = [
+    *("run", "--method", "prompted", "--tasks", "ynat,nli", "--seeds", "1"),
+    *("--set", "dev_limit=8", "--quiet"),
+]
+SAME_PROMPTED = ("status", "fingerprint", "metrics", "intervals", "counts", "prompted")
+
+
+def test_a_prompted_sweep_on_slurm_gives_the_records_of_the_local_executor(
+    kluebook, new_book, slurm, tmp_path
+):
+    slurm_root = new_book(tmp_path / "slurm-root")
+    on_slurm = kluebook(slurm_root, *PROMPTED, *SLURM, env=slurm.env, timeout=SWEEP_TIMEOUT)
+    assert on_slurm.returncode == 0, on_slurm.stdout + on_slurm.stderr + slurm.logs()
+    assert "4 succeeded, 0 skipped (up to date), 0 failed" in on_slurm.stdout
+    assert not slurm.jobs(), "the sweep left Slurm jobs behind"
+    local_root = new_book(tmp_path / "local-root")
+    local = kluebook(local_root, *PROMPTED, "--threads", "1")
+    assert local.returncode == 0, local.stdout + local.stderr
+    found = comparable(slurm_root, SAME_PROMPTED)
+    assert len(found) == 4 and {r["prompted"]["shots"] for r in found.values()} == {0, 5}
+    assert found == comparable(local_root, SAME_PROMPTED)
+    for path in (slurm_root / "results" / "smoke").glob("*/*.json"):
+        record = json.loads(path.read_text())
+        predictions = record["predictions"]
+        assert (slurm_root / predictions).read_bytes() == (local_root / predictions).read_bytes()

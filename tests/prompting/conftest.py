@@ -1,8 +1,10 @@
 """A prompted task of the tests' own (a copy of YNAT with a template and a prompting module,
-registered through KLUEBOOK_TASKS_PATH) and the tiny causal LM built on its text."""
+registered through KLUEBOOK_TASKS_PATH) and the tiny causal LM built on its text; and one built on
+NLI's text and saved in a folder of its own, for the runs of the command line."""
 
 import shutil
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +82,19 @@ def tiny_lm(prompted_task, split_items, tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tiny_causal_lm, "CACHE", tmp_path_factory.mktemp("cache"))
         return open_local_lm(tiny_causal_lm.TINY_CAUSAL_LM, device="cpu", tiny_texts=texts)
+
+
+@pytest.fixture(scope="package")
+def causal_folder(tmp_path_factory):
+    """The tiny causal LM built on NLI's smoke text and saved in a folder of its own, as a
+    user's local model is (no task of the tests' own is registered for it)."""
+    from kluebook.prompting import tiny_causal_lm
+
+    data = get_task("nli").module.generate(seed=0, train_size=40, dev_size=12)
+    texts = [
+        " ".join(str(value) for value in record.values()) for record in data["train"] + data["dev"]
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tiny_causal_lm, "CACHE", tmp_path_factory.mktemp("cache"))
+        built = tiny_causal_lm.build_tiny_causal_lm(texts)
+    return Path(shutil.copytree(built, tmp_path_factory.mktemp("models") / "tiny-causal"))

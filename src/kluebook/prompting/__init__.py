@@ -3,6 +3,8 @@
 - `registry`: a registered task's template and prompting module (the contract they follow,
   `kluebook.prompt_items`, and the answer-reading rules, `kluebook.prompt_answers`, sit below
   the task folders, which import them);
+- `checks`: what a prompted run is checked for before it starts (template, mode, shots,
+  tokenizer), each problem in one line;
 - `demonstrations`: the k demonstrations of a run, drawn from the train split by a seed;
 - `render`: a prompt from the template, the demonstrations and the query; the template digest;
 - `answering`: every item of a split answered (`rank` or `generate`) as prediction lines;

@@ -20,6 +20,7 @@ from pathlib import Path
 from kluebook.errors import KluebookError
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
+from kluebook.provenance import model_id
 
 DEFAULT_BATCH_SIZE = 8  # prompts (or, in rank mode, prompt-and-choice pairs) at once
 
@@ -37,8 +38,8 @@ def open_local_lm(
     options = {"device": device, "batch_size": batch_size, "use_chat_template": use_chat_template}
     if model == TINY_CAUSAL_LM:
         return LocalCausalLM(build_tiny_causal_lm(list(tiny_texts)), model, **options)
-    if Path(model).is_dir():
-        return LocalCausalLM(Path(model), model, **options)
+    if Path(model).is_dir():  # named by its id, so no error or record shows its path
+        return LocalCausalLM(Path(model), model_id(model), **options)
     from kluebook.checkpoints import MODEL_FILES, check_model
 
     commit = check_model(model, revision)
@@ -48,6 +49,25 @@ def open_local_lm(
     files = [*MODEL_FILES, "*.jinja"]
     folder = huggingface_hub.snapshot_download(model, revision=commit, allow_patterns=files)
     return LocalCausalLM(Path(folder), model, commit, **options)
+
+
+def load_tokenizer(folder: Path, name: str):
+    """The tokenizer of the model in `folder` (called `name`); a one-line error where its
+    files give none, or one that encodes nothing."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        problem = "" if tokenizer("a 가", add_special_tokens=False).input_ids else "empty"
+    except (OSError, ValueError, TypeError) as error:
+        problem = type(error).__name__
+    # Without tokenizer files, transformers may build an empty tokenizer that encodes nothing.
+    if problem:
+        raise KluebookError(
+            f"model {name}: no tokenizer could be loaded from its files ({problem}); "
+            "a prompted run needs the model's tokenizer"
+        )
+    return tokenizer
 
 
 class LocalCausalLM:
@@ -63,20 +83,10 @@ class LocalCausalLM:
         use_chat_template: bool = True,
     ):
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
         self.name, self.revision, self.batch_size = name, revision, batch_size
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(folder)
-            problem = "" if self.tokenizer("a 가", add_special_tokens=False).input_ids else "empty"
-        except (OSError, ValueError, TypeError) as error:
-            problem = type(error).__name__
-        # Without tokenizer files, transformers may build an empty tokenizer that encodes nothing.
-        if problem:
-            raise KluebookError(
-                f"model {name}: no tokenizer could be loaded from its files ({problem}); "
-                "a prompted run needs the model's tokenizer"
-            )
+        self.tokenizer = load_tokenizer(folder, name)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         on_gpu = self.device.startswith("cuda")
         self.dtype = torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32

@@ -1,0 +1,54 @@
+"""What a prompted run is checked for before it starts, each problem in one line: its task's
+template, its answer mode, its shot count against a train limit, and a local model's tokenizer.
+
+The runner checks every run of a sweep here before any executes (`kluebook run` exits 2); the
+prompted notebook checks its own parameters the same way when it is run by hand. What only the
+run can know (the train split's size, the prompts' lengths, the server's answers) is checked
+where the run learns it, in one line too (`demonstrations`, `local_lm`, `server_lm`).
+"""
+
+from pathlib import Path
+
+from kluebook.errors import KluebookError
+from kluebook.prompt_items import PromptTemplate
+from kluebook.prompting.registry import task_prompting
+from kluebook.tiny_model import TINY_CAUSAL_LM
+
+ANSWER_MODES = ("rank", "generate")
+
+
+def check_mode(task_name: str, template: PromptTemplate, mode: str) -> None:
+    """`mode` is "" (the template's), `generate`, or `rank` for a task with a closed answer set."""
+    if mode not in ("", *ANSWER_MODES):
+        raise KluebookError(
+            f"mode={mode!r}: choose rank or generate, or '' for {task_name}'s template "
+            f"({template.mode})"
+        )
+    if mode == "rank" and template.mode != "rank":
+        raise KluebookError(
+            f"mode=rank: {task_name} has no closed answer set to rank (its template generates)"
+        )
+
+
+def check_prompted_parameters(task, extra: dict) -> None:
+    """A prompted run of `task` with the parameters `extra`: its template is there and valid,
+    its mode one it can answer in, and `shots` within `train_limit` where one is set."""
+    template, _ = task_prompting(task.name)  # one line for a missing or an invalid template
+    check_mode(task.name, template, extra.get("mode") or "")
+    shots, limit = extra.get("shots") or 0, extra.get("train_limit") or 0
+    if limit and shots > limit:
+        raise KluebookError(
+            f"shots={shots} is more than the {limit} train items of train_limit={limit}: "
+            f"use at most {limit}"
+        )
+
+
+def check_prompted_models(models: set[str]) -> None:
+    """Every local folder among `models` has a tokenizer (a prompted run reads and writes
+    text); hub models are checked where their files are downloaded, in the run."""
+    folders = sorted(m for m in models if m != TINY_CAUSAL_LM and Path(m).is_dir())
+    if folders:
+        from kluebook.prompting.local_lm import load_tokenizer  # lazy: transformers
+
+        for model in folders:
+            load_tokenizer(Path(model), model)

@@ -1,0 +1,80 @@
+"""A prompted run answered by a real OpenAI-compatible server through `kluebook run
+--base-url`: `transformers serve` over the tiny causal LM, started by the test on the loopback
+address, behind the counting relay. The run is named `server`; the API key reaches the server
+and no file the run leaves, nor does the server's address; a rerun is skipped, and a forced one
+is answered by the response cache alone, to the same predictions, asking the server nothing."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kluebook import provenance
+from kluebook.prompting.local_server import TransformersServer
+
+from .serving import CountingProxy
+
+pytest.importorskip("openai", reason="the server backend needs the prompted extra")
+pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
+
+pytestmark = pytest.mark.slow
+
+SECRET = "sk-kluebook-test-runner-0123456789"
+CONFIG = "prompted,server,dev_limit=4,mode=generate,shots=2"
+
+
+def files_under(root: Path) -> list[Path]:
+    return [path for path in root.rglob("*") if path.is_file() and not path.is_symlink()]
+
+
+def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_nothing(
+    kluebook, new_book, causal_folder, tmp_path
+):
+    root = new_book(tmp_path / "book")
+    server = TransformersServer(causal_folder, tmp_path / "server.log")
+    proxy = CountingProxy(server)
+    sweep = [
+        *("run", "--method", "prompted", "--tasks", "nli", "--seeds", "1"),
+        *("--models", str(causal_folder), "--base-url", proxy.base_url),
+        *("--set", "shots=2", "--set", "mode=generate", "--set", "dev_limit=4", "--quiet"),
+    ]
+    env = {"KLUEBOOK_OPENAI_API_KEY": SECRET}
+    stem = f"{provenance.model_slug(str(causal_folder))}-{CONFIG}-seed1"
+    predictions = root / "results" / "smoke" / "nli" / f"{stem}.predictions.jsonl"
+    try:
+        first = kluebook(root, *sweep, env=env)
+        asked = proxy.received
+        answered = predictions.read_text() if predictions.exists() else ""
+        again = kluebook(root, *sweep, env=env)
+        forced = kluebook(root, *sweep, "--force", env=env)
+    finally:
+        server.stop()
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    assert "1 succeeded, 0 skipped (up to date), 0 failed" in first.stdout
+    assert asked == len(proxy.answered) == 4  # one generated answer per dev item
+    assert proxy.authorizations == {f"Bearer {SECRET}"}
+    assert "0 succeeded, 1 skipped (up to date), 0 failed" in again.stdout, again.stdout
+    # Executed again, and answered by the cache alone: the server was asked nothing more.
+    assert "1 succeeded, 0 skipped (up to date), 0 failed" in forced.stdout, forced.stdout
+    assert proxy.received == asked and predictions.read_text() == answered
+
+    record = json.loads(predictions.with_name(f"{stem}.json").read_text())
+    assert record["method"] == "prompted" and record["config"] == CONFIG
+    assert record["parameters"]["base_url"] == provenance.SERVER
+    assert record["model_revision"] == "the server's"
+    assert record["prompted"]["backend"] == {
+        "backend": "openai-compatible server",
+        "model": provenance.model_id(str(causal_folder)),
+        "endpoint": "chat",
+    }
+    assert record["predictions"] == str(predictions.relative_to(root))
+    assert len({json.loads(line)["guid"] for line in answered.splitlines()}) == 4
+
+    # No record, log, kept notebook, page or cache holds the key or the server's address.
+    report = kluebook(root, "report")
+    assert report.returncode == 0, report.stdout[-2000:] + report.stderr[-2000:]
+    assert list((root / "book" / "runs" / "nli").glob(f"*{CONFIG}*"))
+    for file in files_under(root):
+        content = file.read_bytes()
+        assert SECRET.encode() not in content, file
+        assert proxy.base_url.encode() not in content, file
