@@ -148,7 +148,7 @@ def prompted_section(task: Task) -> str:
         "zero- or few-shot; its answers become the same predictions file and are scored by "
         "the official metrics above ({ref}`Prompting KLUE <prompting>`). The template is the "
         f"task's `{TEMPLATE_FILE}`, its answers are read by its `prompting.py`; "
-        f"`kluebook run --matrix prompted-smoke --tasks {task.name}` runs it offline with the "
+        f"`kluebook run --method prompted --tasks {task.name}` runs it offline with the "
         "tiny stand-in.\n\n"
         f"{mode}\n\n"
         "The instruction and the answer format, as the model reads them (each answer opens "

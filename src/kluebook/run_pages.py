@@ -83,11 +83,10 @@ def setting_text(value) -> str:
 
 def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
-    # A prompted run's matrix is the profile's prompted one (only prompted-smoke is shipped).
-    matrix = (
-        ["--matrix", f"prompted-{spec.profile}"] if spec.method == fingerprints.PROMPTED else []
-    )
-    parts = ["kluebook", "run", "--profile", spec.profile, *matrix, "--tasks", spec.task.name]
+    # A prompted run's matrix is the profile's prompted one; a server is the reader's own.
+    method = ["--method", fingerprints.PROMPTED] if spec.method == fingerprints.PROMPTED else []
+    method += ["--base-url", "URL"] if spec.base_url else []
+    parts = ["kluebook", "run", "--profile", spec.profile, *method, "--tasks", spec.task.name]
     model = provenance.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
         model = f"…/{model.split('@')[0]}"

@@ -206,7 +206,7 @@ def test_every_methods_page_says_how_its_task_is_prompted_from_its_template():
             assert f"up to {template.max_new_tokens} new tokens" in section
         fallback = " ".join(prompting.fallback_prediction.__doc__.split())
         assert fallback[1:] in section, task.name
-        assert f"--matrix prompted-smoke --tasks {task.name}`" in section
+        assert f"--method prompted --tasks {task.name}`" in section
 
 
 def test_a_methods_page_follows_the_template_it_is_read_from(tmp_path, monkeypatch):
