@@ -166,7 +166,7 @@ def run(
 
     --method prompted runs the profile's prompted matrix instead: a causal language model
     answers each task's prompts, zero- and five-shot, with no training (`kluebook run --method
-    prompted --tasks nli`). It runs here with transformers or, with --base-url, on an
+    prompted --tasks TASK`). It runs here with transformers or, with --base-url, on an
     OpenAI-compatible server (`--models` names the model as the server does); its records sit
     beside the fine-tuned ones, and `kluebook compare` pairs the two.
 

@@ -78,7 +78,9 @@ def panels(task, rows, published) -> list[tuple]:
             shown = [r for r in group if keys[metric.key] in r.cells]
             if shown or (not is_smoke and not smoke):
                 out.append((metric, shown, is_smoke))
-    return out
+    # Rows, none of them with this task's scores (a prompted run's without its metric, say):
+    # one empty panel, which says there are no results yet.
+    return out or [(task.metrics[0], [], bool(smoke))]
 
 
 def _draw(ax, task, metric, shown, is_smoke) -> None:

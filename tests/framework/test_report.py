@@ -10,8 +10,10 @@ import yaml
 from conftest import valid_record
 
 from kluebook import report, result_figures, results_page
+from kluebook.aggregation import reproduced_rows
 from kluebook.records import write_record
 from kluebook.status_page import render_status
+from kluebook.tasks import get_task
 
 
 @pytest.fixture(autouse=True)
@@ -190,3 +192,11 @@ def test_no_records_gives_a_page_that_says_so(tmp_path):
     markdown = report.write_report(tmp_path / "out", tmp_path / "none")[0].read_text()
     assert "No paper-profile run yet" in markdown
     assert "Model-index snippets appear here once a run has finished" in markdown
+
+
+def test_a_figure_of_a_task_with_no_scores_among_the_rows_says_so(tmp_path):
+    rows = reproduced_rows([valid_record(record(1, 80.0))])  # a YNAT smoke run, nothing else
+    sts = get_task("sts")
+    assert result_figures.panels(sts, rows, []) == [(sts.metrics[0], [], True)]
+    result_figures.task_figure(sts, rows, [], tmp_path / "sts.svg")
+    assert "no results yet" in (tmp_path / "sts.svg").read_text()

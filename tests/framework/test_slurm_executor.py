@@ -177,7 +177,8 @@ def comparable(root: Path, same: tuple[str, ...] = SAME) -> dict[str, dict]:
     }
 
 
-RESUBMIT_S = 45
+# The keeper submits a job in place of a cancelled one about 25 s after the cancel.
+RESUBMIT_S = 30
 
 
 def test_a_sweep_on_slurm_gives_the_records_of_the_local_executor(
