@@ -5,6 +5,7 @@ per task (what it measures, its results and its runs grouped by model), and the 
 contents that puts each task's runs under its landing page."""
 
 import copy
+import inspect
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -139,8 +140,9 @@ def prompted_section(task: Task) -> str:
             f"{template.max_new_tokens} new tokens, and the task's parser reads the answer, "
             "strictly: an answer it cannot read is unparsable."
         )
-    reading = prompting.__doc__.strip().split("\n\n")[1:]  # after the one-line summary
-    fallback = " ".join((prompting.fallback_prediction.__doc__ or "").split())
+    # The module's reading rules, after its one-line summary (a module may have no docstring).
+    reading = (inspect.getdoc(prompting) or "").split("\n\n")[1:]
+    fallback = " ".join((inspect.getdoc(prompting.fallback_prediction) or "").split())
     return (
         f"(methods-{task.name}-prompted)=\n"
         "## Prompted evaluation\n\n"
