@@ -15,13 +15,18 @@ JOBS ?= 2
 book: $(VENV)/.installed
 	$(BIN)/kluebook book --jobs $(JOBS) --quiet
 
+# Tests on two processes at once (pytest-xdist; tests/conftest.py keeps each file on one):
+# most slow tests run one kernel on one CPU thread. TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup
+
 # pytest exits 5 when it collects no test: that is not a failure of the suite.
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -ra; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+	$(PYTEST); status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 # The fast loop while editing: everything but the end-to-end and training tests (marked slow).
 test-fast: $(VENV)/.installed
-	$(BIN)/python -m pytest -ra -m "not slow"; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+	$(PYTEST) -m "not slow"; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests benchmarks notebooks && $(BIN)/ruff format --check src tests benchmarks notebooks && $(BIN)/lint-imports --no-cache

@@ -18,6 +18,16 @@ from kluebook.paths import KLUE_DATA
 CLI_TIMEOUT_S = 1800
 
 
+def pytest_collection_modifyitems(items):
+    """`make test` runs the tests on two processes (pytest-xdist, `--dist loadgroup`): each test
+    file runs whole on one of them, so that its module fixtures are built once, and the files
+    that read the shared smoke site run on one, so that it is built once."""
+    for item in items:
+        if not item.get_closest_marker("xdist_group"):
+            shared = "smoke_site" in item.fixturenames
+            item.add_marker(pytest.mark.xdist_group("smoke_site" if shared else item.path.name))
+
+
 class Kluebook:
     """`kluebook` (or a Python script) in a fresh interpreter, against the book root `root`.
 
