@@ -11,6 +11,7 @@ turns them into probabilities over that set, in the order of the choices.
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from kluebook.errors import KluebookError
@@ -87,13 +88,21 @@ def refuse_ranking(item: PromptItem, logprobs: Mapping[str, float]) -> dict:
     )
 
 
-def read_label(item: PromptItem, text: str, prefix: str, labels: Sequence[str]) -> dict | None:
-    """The predictions line of a generated answer that is exactly one of `item.choices`, each
-    standing for the label of the same position in `labels`; None if it is none of them."""
-    index = read_choice(text, prefix, item.choices)
-    return None if index is None else {"guid": item.key, "label": labels[index]}
+@dataclass(frozen=True)
+class LabelAnswers:
+    """How a task that answers with one of its labels reads an answer: each of an item's
+    `choices` stands for the label of the same position in `labels`; `prefix` is the template's
+    answer prefix. Its two methods are the task's `parse_answer` and `rank_prediction`."""
 
+    labels: Sequence[str]
+    prefix: str
 
-def rank_label(item: PromptItem, logprobs: Mapping[str, float], labels: Sequence[str]) -> dict:
-    """The predictions line of the most likely of `item.choices` (see `read_label`)."""
-    return {"guid": item.key, "label": labels[ranked_choice(item.choices, logprobs)]}
+    def parse_answer(self, item: PromptItem, text: str) -> dict | None:
+        """The predictions line of a generated answer that is exactly one of the choices; None
+        if it is none of them."""
+        index = read_choice(text, self.prefix, item.choices)
+        return None if index is None else {"guid": item.key, "label": self.labels[index]}
+
+    def rank_prediction(self, item: PromptItem, logprobs: Mapping[str, float]) -> dict:
+        """The predictions line of the most likely of the choices."""
+        return {"guid": item.key, "label": self.labels[ranked_choice(item.choices, logprobs)]}

@@ -4,7 +4,7 @@ The choices are Korean answers to "is the hypothesis true, given the premise?", 
 of `LABELS`; a generated answer is read as one of them written exactly.
 """
 
-from kluebook.prompt_answers import other_than, own_template, rank_label, read_label
+from kluebook.prompt_answers import LabelAnswers, other_than, own_template
 from kluebook.prompt_items import PromptItem
 
 from .data import LABELS
@@ -13,6 +13,9 @@ TEMPLATE = own_template(__file__)
 # The answer for each label, in the order of LABELS.
 CHOICES = ("참", "거짓", "알 수 없음")
 _LABEL_OF_CHOICE = dict(zip(CHOICES, LABELS, strict=True))
+_ANSWERS = LabelAnswers(LABELS, TEMPLATE.answer_prefix)
+parse_answer = _ANSWERS.parse_answer
+rank_prediction = _ANSWERS.rank_prediction
 
 
 def prompt_items(records: list[dict]) -> list[PromptItem]:
@@ -25,14 +28,6 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
         )
         for r in records
     ]
-
-
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    return read_label(item, text, TEMPLATE.answer_prefix, LABELS)
-
-
-def rank_prediction(item: PromptItem, logprobs: dict[str, float]) -> dict:
-    return rank_label(item, logprobs, LABELS)
 
 
 def fallback_prediction(item: PromptItem) -> dict:

@@ -4,12 +4,15 @@ The choices are the topic names themselves, in the order of `LABELS`; a generate
 read as one topic name written exactly.
 """
 
-from kluebook.prompt_answers import other_than, own_template, rank_label, read_label
+from kluebook.prompt_answers import LabelAnswers, other_than, own_template
 from kluebook.prompt_items import PromptItem
 
 from .data import LABELS
 
 TEMPLATE = own_template(__file__)
+_ANSWERS = LabelAnswers(LABELS, TEMPLATE.answer_prefix)
+parse_answer = _ANSWERS.parse_answer
+rank_prediction = _ANSWERS.rank_prediction
 
 
 def prompt_items(records: list[dict]) -> list[PromptItem]:
@@ -17,14 +20,6 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
         PromptItem(key=r["guid"], fields={"title": r["title"]}, answer=r["label"], choices=LABELS)
         for r in records
     ]
-
-
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    return read_label(item, text, TEMPLATE.answer_prefix, LABELS)
-
-
-def rank_prediction(item: PromptItem, logprobs: dict[str, float]) -> dict:
-    return rank_label(item, logprobs, LABELS)
 
 
 def fallback_prediction(item: PromptItem) -> dict:
