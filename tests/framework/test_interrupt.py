@@ -13,8 +13,10 @@ from conftest import kernel_processes, wait_for
 pytestmark = pytest.mark.slow
 psutil = pytest.importorskip("psutil")  # installed with the dask extra
 
-# Runs long enough (about a minute each here) to be seen in progress and interrupted.
-SMALL = ["--set", "train_limit=240", "--set", "dev_limit=80", "--set", "epochs=3", "--quiet"]
+# Runs long enough to be seen in progress and interrupted, some 35 s each on a quiet machine: the
+# interrupt reaches them 15 to 20 s after they start (a run of a fifth of this training ended
+# first there, under load, and left nothing to interrupt).
+SMALL = ["--set", "train_limit=1000", "--set", "dev_limit=80", "--set", "epochs=30", "--quiet"]
 
 
 def test_ctrl_c_stops_the_kernels_and_records_the_runs_as_interrupted(kluebook, scratch_book):
