@@ -20,24 +20,23 @@ is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE c
 folder of a smoke book of YNAT and NLI built already instead of building one.
 """
 
-import functools
-import http.server
+import importlib.util
 import os
 import re
 import shutil
 import sys
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import SMOKE_SITE_TASKS
 
 from kluebook.paths import ROOT
 from kluebook.tasks import all_tasks
 
-pytestmark = pytest.mark.slow
+# On the test worker that builds the shared smoke site (tests/conftest.py groups the tests that
+# request it; this file requests it lazily, through `site`).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("smoke_site")]
 
 CHROMIUM = next(
     filter(
@@ -55,6 +54,12 @@ LAPTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 900}
 NARROW = {"width": 400, "height": 844}
+# benchmarks/accessibility.py: the axe-core audit of a site, the same here as on the command line.
+_spec = importlib.util.spec_from_file_location(
+    "accessibility", ROOT / "benchmarks" / "accessibility.py"
+)
+accessibility = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(accessibility)
 CJK_FONT = re.compile(r"CJK|Nanum|Malgun|Apple SD Gothic|Noto Sans KR|Noto Serif KR|Gulim|Dotum")
 
 
@@ -71,24 +76,11 @@ def site(request) -> Path:
     return request.getfixturevalue("smoke_site")  # built only when needed
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        pass  # a browser that closes a connection early is not an error of the site
-
-
 @pytest.fixture(scope="module")
 def base_url(site):
     """The site served over HTTP, as a reader's browser gets it."""
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = QuietServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
+    with accessibility.served(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -423,62 +415,14 @@ def test_the_cite_page_has_the_full_klue_entry_the_book_and_every_model(site):
         assert key in cite
 
 
-# axe-core, the accessibility engine of browsers' own audits (npm, package-lock.json; `npm ci`).
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-# The serious and critical violations on the page: one {rule, impact, target, summary} per element.
-AXE_RUN = """async tags => {
-  const result = await axe.run(document, {runOnly: {type: "tag", values: tags},
-                                          resultTypes: ["violations"]});
-  return result.violations
-    .filter(v => v.impact === "serious" || v.impact === "critical")
-    .flatMap(v => v.nodes.map(n => ({rule: v.id, impact: v.impact, target: n.target.join(" "),
-                                     summary: n.failureSummary})));
-}"""
-
-
-def page_kinds(site: Path) -> dict[str, str]:
-    """One page of each kind of the book, by kind: its path in the site."""
-    pages = {
-        "front": "book/intro.html",
-        "results": "book/results.html",
-        "run": run_page(site).relative_to(site).as_posix(),
-    }
-    for task in SMOKE_SITE_TASKS:
-        pages[f"{task} results"] = f"book/_generated/tasks/{task}.html"
-        pages[f"{task} method"] = f"book/_generated/methods/{task}.html"
-    for name in ("deviations", "protocol", "uncertainty", "reproduce", "course", "glossary"):
-        pages[name] = f"book/{name}.html"
-    pages["cite"] = "book/cite.html"
-    pages["status"] = "book/status.html"
-    return pages
-
-
-def accessibility_findings(browser, base_url: str, pages: dict[str, str]) -> list[dict]:
-    """axe-core's serious and critical WCAG 2.1 A/AA findings on each page, at a laptop's and a
-    phone's width, in the theme's light and dark colour modes (the reader's system setting)."""
-    findings = []
-    page = browser.new_page()
-    for mode in ("light", "dark"):
-        page.emulate_media(color_scheme=mode)
-        for viewport in (LAPTOP, NARROW):
-            page.set_viewport_size(viewport)
-            for kind, path in pages.items():
-                page.goto(base_url + path)
-                page.wait_for_load_state("networkidle")
-                assert page.evaluate("document.documentElement.dataset.theme") == mode, path
-                page.add_script_tag(path=AXE)
-                where = {"kind": kind, "mode": mode, "width": viewport["width"]}
-                findings += [where | found for found in page.evaluate(AXE_RUN, WCAG_AA)]
-    page.close()
-    return findings
-
-
 def test_no_page_has_a_serious_or_critical_accessibility_finding(site, base_url, browser):
     """axe-core on every kind of page, at 1366 and 400 px, light and dark: WCAG 2.1 AA."""
-    if not AXE.exists():
+    if not accessibility.AXE.exists():
         pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
-    findings = accessibility_findings(browser, base_url, page_kinds(site))
+    tasks = list(all_tasks())
+    pages = accessibility.page_kinds(site, tasks)
+    assert pages == accessibility.wanted_pages(site, tasks)  # every kind, each task's included
+    findings = accessibility.audit(browser, base_url, pages)
     listed = sorted(
         f"{f['rule']} ({f['impact']}) on {f['kind']} at {f['width']} px, {f['mode']}: {f['target']}"
         for f in findings
