@@ -7,8 +7,10 @@ libraries once, then forks one kernel per request. A forked kernel runs the same
 arguments, environment and working folder as one started afresh; only the libraries are already
 in memory. What is imported is read from the code (`preloaded_imports`): the notebooks'
 imports of other packages and those of the kluebook modules they import, never kluebook itself
-(each kernel imports the package code as it is now) nor matplotlib (the kernel's own inline
-backend must see its first import).
+(each kernel imports the package code as it is now). matplotlib reads its backend from the
+environment when first imported: the server sets it first, as ipykernel sets it in a kernel
+(`INLINE_BACKEND` unless the environment names one), and the backend's own module, which hooks
+into the kernel's shell, is left to the kernel.
 
 `WarmProvisioner` is the jupyter_client kernel provisioner that asks the server (registered as
 the `kluebook-warm` entry point). A kernel whose command or environment no server was started
@@ -47,10 +49,11 @@ SWITCH = "KLUEBOOK_WARM_KERNELS"  # "0": every kernel starts afresh
 KERNEL_MODULE = "ipykernel_launcher"
 # Set by jupyter_client for each kernel it launches; anything else must match the server's.
 PER_KERNEL_PREFIX = "JPY_"
-# Imported by the kernel itself, never ahead of it: matplotlib picks its backend when first
-# imported (koreanize_matplotlib imports it). A server where it was imported all the same forks
-# nothing.
-NOT_PRELOADED = ("matplotlib", "matplotlib_inline", "koreanize_matplotlib")
+# Imported by the kernel itself, never ahead of it: the inline backend hooks into the kernel's
+# shell when imported. A server where it was imported all the same forks nothing.
+NOT_PRELOADED = ("matplotlib_inline",)
+# The backend ipykernel gives matplotlib where the kernel's environment names none (MPLBACKEND).
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 class _KernelShell:
@@ -84,7 +87,10 @@ def preloaded_imports() -> list[tuple[str, tuple[str, ...]]]:
 
 def preload() -> None:
     """Import what `preloaded_imports` lists; a module that fails to import is left to the
-    kernel (it fails there, as it would in a fresh kernel)."""
+    kernel (it fails there, as it would in a fresh kernel). matplotlib, if imported, finds the
+    backend a kernel gives it."""
+    if not os.environ.get("MPLBACKEND"):  # ipykernel's own rule
+        os.environ["MPLBACKEND"] = INLINE_BACKEND
     builtins.get_ipython = _KernelShell
     try:
         import_all(preloaded_imports())
@@ -161,8 +167,8 @@ def _refusal(request, server_env: dict) -> str:
         return "not a kernel request"
     if _comparable(request["env"]) != _comparable(server_env):
         return "the kernel's environment is not the server's"
-    if "matplotlib" in sys.modules:
-        return "matplotlib was imported ahead of the kernel"
+    if any(module in sys.modules for module in NOT_PRELOADED):
+        return f"{', '.join(NOT_PRELOADED)} was imported ahead of the kernel"
     if threading.active_count() > 1:
         return "the server runs threads"  # forking them would copy held locks
     return ""

@@ -85,7 +85,7 @@ def test_the_server_has_imported_the_libraries_before_the_kernel_starts(tmp_path
     code += "'sklearn', 'matplotlib'} & set(sys.modules))))"
     imported, process = asyncio.run(_probe(tmp_path, {}, code))
     assert isinstance(process, warm_kernels.ForkedKernel)
-    assert imported == ["sklearn", "torch", "transformers"]  # matplotlib: the kernel's own
+    assert imported == ["matplotlib", "sklearn", "torch", "transformers"]
 
 
 def test_an_environment_other_than_the_servers_is_refused(tmp_path, servers):
