@@ -15,10 +15,11 @@ JOBS ?= 2
 book: $(VENV)/.installed
 	$(BIN)/kluebook book --jobs $(JOBS) --quiet
 
-# Tests on two processes at once (pytest-xdist; tests/conftest.py keeps each file on one):
-# most slow tests run one kernel on one CPU thread. TEST_WORKERS=0 runs them in this process.
+# Tests on two processes at once (pytest-xdist), each test file whole on one, so that its module
+# fixtures are built once: most slow tests run one kernel on one CPU thread. TEST_WORKERS=0
+# runs them in this process.
 TEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadfile
 
 # pytest exits 5 when it collects no test: that is not a failure of the suite.
 test: $(VENV)/.installed

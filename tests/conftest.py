@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from kluebook import fingerprints
 from kluebook.book import copy_sources
@@ -16,16 +17,6 @@ from kluebook.paths import KLUE_DATA
 
 # A guard against a hung command, far above the longest one (a sweep of every smoke task).
 CLI_TIMEOUT_S = 1800
-
-
-def pytest_collection_modifyitems(items):
-    """`make test` runs the tests on two processes (pytest-xdist, `--dist loadgroup`): each test
-    file runs whole on one of them, so that its module fixtures are built once, and the files
-    that read the shared smoke site run on one, so that it is built once."""
-    for item in items:
-        if not item.get_closest_marker("xdist_group"):
-            shared = "smoke_site" in item.fixturenames
-            item.add_marker(pytest.mark.xdist_group("smoke_site" if shared else item.path.name))
 
 
 class Kluebook:
@@ -108,13 +99,23 @@ SMOKE_SITE_SETTINGS = ["--set", "train_limit=200", "--set", "dev_limit=60", "--s
 @pytest.fixture(scope="session")
 def smoke_site(tmp_path_factory, _pristine_book, kluebook) -> Path:
     """The html folder of a smoke book of `SMOKE_SITE_TASKS`, seeds 1 and 2, built once per test
-    session (`kluebook book`) for the tests that only read it; checked unchanged at the end."""
-    root = Path(shutil.copytree(_pristine_book, tmp_path_factory.mktemp("smoke-site") / "book"))
-    out = root / "site"
-    tasks = ",".join(SMOKE_SITE_TASKS)
-    args = ["--tasks", tasks, "--seeds", "1,2", *SMOKE_SITE_SETTINGS, "--quiet"]
-    result = kluebook(root, "book", *args, "--path-output", str(out))
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    run (`kluebook book`) for the tests that only read it; checked unchanged at the end. Under
+    pytest-xdist (`make test`) the first test process that needs it builds it, under a lock, in
+    the folder the processes of this run share, and the others read it."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, above each process's own
+    folder = shared / "smoke-site"
+    out = folder / "book" / "site"
+    with FileLock(shared / "smoke-site.lock"):
+        if not (folder / "built").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            root = Path(shutil.copytree(_pristine_book, folder / "book"))
+            tasks = ",".join(SMOKE_SITE_TASKS)
+            args = ["--tasks", tasks, "--seeds", "1,2", *SMOKE_SITE_SETTINGS, "--quiet"]
+            result = kluebook(root, "book", *args, "--path-output", str(out))
+            assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+            (folder / "built").touch()
     html = out / "_build" / "html"
     before = _listing(html)
     yield html

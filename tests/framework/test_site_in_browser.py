@@ -34,9 +34,7 @@ import pytest
 from kluebook.paths import ROOT
 from kluebook.tasks import all_tasks
 
-# On the test worker that builds the shared smoke site (tests/conftest.py groups the tests that
-# request it; this file requests it lazily, through `site`).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("smoke_site")]
+pytestmark = pytest.mark.slow
 
 CHROMIUM = next(
     filter(
