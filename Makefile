@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 .PHONY: book test test-fast lint clean python
 
 # Two runs at once (one CPU thread each): the smoke book in two to three minutes on two cores
-# (139 s and 155 s measured by benchmarks/book_build.py, two sittings of one VM).
+# (139 s, 155 s and 141 s measured by benchmarks/book_build.py, three sittings of one VM).
 JOBS ?= 2
 
 book: $(VENV)/.installed
