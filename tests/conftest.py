@@ -1,6 +1,7 @@
 """Shared fixtures: the `kluebook` command against a scratch book, real KLUE files from
 KLUEBOOK_DATA_DIR (skipped when absent), and the small models and records tests build."""
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -63,6 +64,15 @@ class Kluebook:
             cwd=root,
             timeout=timeout,
         )
+
+
+def load_script(path: Path):
+    """The Python file `path` of the checkout that is not in the package (a benchmark script, the
+    book's Sphinx extension), loaded as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

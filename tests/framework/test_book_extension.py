@@ -3,17 +3,14 @@ build holds, the repository URL of the configuration fills every page's placehol
 hand-written page spells the URL out, each figure a notebook draws gets a text alternative and
 each sidebar toggle a name (the built site's audit is tests/framework/test_site_in_browser.py)."""
 
-import importlib.util
 import json
 from types import SimpleNamespace
 
+from conftest import load_script
+
 from kluebook.paths import CHECKOUT
 
-spec = importlib.util.spec_from_file_location(
-    "kluebook_sphinx", CHECKOUT / "book" / "_ext" / "kluebook_sphinx.py"
-)
-extension = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(extension)
+extension = load_script(CHECKOUT / "book" / "_ext" / "kluebook_sphinx.py")
 
 
 def test_the_banner_names_smoke_runs_and_links_to_real_numbers():

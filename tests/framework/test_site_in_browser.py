@@ -20,7 +20,6 @@ is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE c
 folder of a smoke book of YNAT and NLI built already instead of building one.
 """
 
-import importlib.util
 import os
 import re
 import shutil
@@ -30,8 +29,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from conftest import load_script
 
-from kluebook.paths import ROOT
+from kluebook.paths import CHECKOUT, ROOT
 from kluebook.tasks import all_tasks
 
 pytestmark = pytest.mark.slow
@@ -53,11 +53,7 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 900}
 NARROW = {"width": 400, "height": 844}
 # benchmarks/accessibility.py: the axe-core audit of a site, the same here as on the command line.
-_spec = importlib.util.spec_from_file_location(
-    "accessibility", ROOT / "benchmarks" / "accessibility.py"
-)
-accessibility = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(accessibility)
+accessibility = load_script(CHECKOUT / "benchmarks" / "accessibility.py")
 CJK_FONT = re.compile(r"CJK|Nanum|Malgun|Apple SD Gothic|Noto Sans KR|Noto Serif KR|Gulim|Dotum")
 
 

@@ -1,17 +1,14 @@
 """Smoke dev sets with imperfect predictions of every task, for the bootstrap tests."""
 
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
+from conftest import load_script
 
+from kluebook.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 
-_BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "bootstrap_speed.py"
-_spec = importlib.util.spec_from_file_location("bootstrap_speed", _BENCHMARK)
-bootstrap_speed = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bootstrap_speed)
+bootstrap_speed = load_script(CHECKOUT / "benchmarks" / "bootstrap_speed.py")
 
 
 @pytest.fixture(scope="session")
