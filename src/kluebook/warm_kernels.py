@@ -10,7 +10,8 @@ imports of other packages and those of the kluebook modules they import, never k
 (each kernel imports the package code as it is now). matplotlib reads its backend from the
 environment when first imported: the server sets it first, as ipykernel sets it in a kernel
 (`INLINE_BACKEND` unless the environment names one), and the backend's own module, which hooks
-into the kernel's shell, is left to the kernel.
+into the kernel's shell, is left to the kernel. What the imports created is frozen (`gc.freeze`)
+before the first fork, so that a kernel's garbage collector never walks it.
 
 `WarmProvisioner` is the jupyter_client kernel provisioner that asks the server (registered as
 the `kluebook-warm` entry point). A kernel whose command or environment no server was started
@@ -22,6 +23,7 @@ import ast
 import atexit
 import builtins
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -115,6 +117,10 @@ def serve(listener_fd: int, alive_fd: int) -> None:
     One thread, so that no lock is held by another thread when it forks."""
     started_with = dict(os.environ)
     preload()
+    # What the imports made lives as long as the kernels: frozen, it is left out of their
+    # garbage collections, which otherwise walk it again and again while a model trains.
+    gc.collect()
+    gc.freeze()
     # What the imports set in the environment (scikit-learn's KMP_* defaults, for one), as
     # they would have set it in a fresh kernel: each forked kernel's environment gets it too.
     set_by_imports = {k: v for k, v in os.environ.items() if started_with.get(k) != v}

@@ -271,6 +271,8 @@ def _execute_notebook(
     loser dies on "Address already in use"."""
     import papermill  # lazy: nbclient and jupyter load only where a run executes
 
+    from kluebook import papermill_engine
+
     for attempt in range(1, KERNEL_STARTS + 1):
         manager = kernel_manager(env)
         _kernels.add(manager)
@@ -287,6 +289,7 @@ def _execute_notebook(
                 resources={"metadata": {"path": str(scratch)}},
                 log_output=request.log_output,
                 progress_bar=False,
+                engine_name=papermill_engine.NAME,
             )
             return
         except RuntimeError as error:

@@ -88,6 +88,13 @@ def test_the_server_has_imported_the_libraries_before_the_kernel_starts(tmp_path
     assert imported == ["matplotlib", "sklearn", "torch", "transformers"]
 
 
+def test_what_the_server_imported_is_left_out_of_a_kernels_garbage_collections(tmp_path, servers):
+    code = "import gc, torch; print(gc.get_freeze_count())"
+    frozen, process = asyncio.run(_probe(tmp_path, {}, code))
+    assert isinstance(process, warm_kernels.ForkedKernel)
+    assert frozen > 100_000  # torch and transformers alone make hundreds of thousands of objects
+
+
 def test_an_environment_other_than_the_servers_is_refused(tmp_path, servers):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     server = warm_kernels.server_for([sys.executable], env)

@@ -6,6 +6,7 @@ import pytest
 from transformers import RobertaConfig, RobertaForSequenceClassification
 
 from kluebook import speed
+from kluebook.errors import KluebookError
 from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
 from kluebook.training import training_arguments
@@ -36,9 +37,8 @@ def test_the_official_recipe_has_every_switch_off_and_eager_attention(model, tmp
 
 
 def test_each_switch_is_a_named_deviation(model, tmp_path):
-    recipe = resolve_recipe(
-        get_task("ynat"), "klue/roberta-base", "paper", {"bf16": True, "fused_adamw": True}
-    )
+    switches = {"bf16": True, "fused_adamw": True, "optimizer": "adamw_torch"}
+    recipe = resolve_recipe(get_task("ynat"), "klue/roberta-base", "paper", switches)
     recipe = dataclasses.replace(recipe, sdpa=True)
     assert speed.deviations(recipe) == [
         speed.SWITCHES["bf16"],
@@ -48,3 +48,16 @@ def test_each_switch_is_a_named_deviation(model, tmp_path):
     applied = speed.apply(training_arguments(recipe, tmp_path, 1, 100), recipe, model)
     assert applied.bf16 and applied.optim == "adamw_torch_fused"
     assert model.config._attn_implementation == "sdpa"
+
+
+def test_the_fused_kernel_is_refused_with_an_optimizer_that_has_none():
+    """The official optimizer is transformers 3.5.1's AdamW, which the switch cannot fuse: a run
+    asking for both would be recorded with a deviation it never made."""
+    with pytest.raises(KluebookError, match="fused_adamw=true needs optimizer=adamw_torch"):
+        resolve_recipe(get_task("ynat"), "klue/roberta-base", "paper", {"fused_adamw": True})
+    smoke = resolve_recipe(get_task("ynat"), "kluebook/tiny-roberta", "smoke", {})
+    assert smoke.fused_adamw and smoke.optimizer == "adamw_torch"
+    with pytest.raises(KluebookError, match="or fused_adamw=false"):
+        resolve_recipe(
+            get_task("ynat"), "kluebook/tiny-roberta", "smoke", {"optimizer": "adamw_transformers3"}
+        )
