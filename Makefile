@@ -8,8 +8,8 @@ BIN := $(VENV)/bin
 
 .PHONY: book test test-fast lint clean python
 
-# Two runs at once (one CPU thread each): the smoke book in two to three minutes on two cores
-# (139 s, 155 s and 141 s measured by benchmarks/book_build.py, three sittings of one VM).
+# Two runs at once (one CPU thread each): the smoke book in about a minute and a half on two
+# cores (81 s, 82 s and 82 s measured by benchmarks/book_build.py, three sittings of one VM).
 JOBS ?= 2
 
 book: $(VENV)/.installed
