@@ -118,7 +118,7 @@ class Recipe:
     # evaluation points stay the recipe's.
     micro_batches: int = 1
     # Speed switches, each a deviation from the official fp32 recipe (kluebook.speed): off
-    # unless a run or a task's smoke recipe turns them on.
+    # unless a run or the smoke recipe (SMOKE_RECIPE) turns them on.
     tf32: bool = False
     bf16: bool = False
     fp16: bool = False

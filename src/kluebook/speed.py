@@ -10,9 +10,9 @@ The official KLUE recipe trains in fp32 with PyTorch's AdamW and the attention o
 - `sdpa`: `torch.nn.functional.scaled_dot_product_attention` (flash / memory-efficient kernels)
   instead of eager attention.
 
-All are off unless a run chooses them: in the paper profile only through `--set tf32=true` and
-the like (a run with a switch on is its own run, named after it); a task's smoke recipe may turn
-them on. `apply` applies a recipe's switches; `fine_tune` calls it once.
+In the paper profile all are off unless a run chooses them, through `--set tf32=true` and the
+like (a run with a switch on is its own run, named after it); the smoke recipe turns
+`fused_adamw` and `sdpa` on. `apply` applies a recipe's switches; `fine_tune` calls it once.
 """
 
 from dataclasses import replace
