@@ -17,9 +17,11 @@
   The theme's templates that need it are overridden in book/_templates.
 """
 
+import ast
 import html
-import inspect
+import importlib.util
 import re
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -249,16 +251,27 @@ def figure_alt(source: str) -> str:
     """What the figure of a notebook cell shows, from the cell's code: the title it gives the
     figure, then the first sentence of the docstring of each `kluebook.plots` function it calls
     ("" when it calls none)."""
-    from kluebook import plots
-
+    docstrings = plot_docstrings()
     described = []
     for name in re.findall(r"\bplots\.(\w+)\(", source):
-        doc = inspect.getdoc(getattr(plots, name, None)) or ""
+        doc = docstrings.get(name, "")
         described.append(re.split(r"(?<=\.)\s", doc.replace("\n", " "))[0].rstrip("."))
     title = re.search(r"\btitle\s*=\s*(['\"])(.+?)\1", source)
     if title and described:
         described.insert(0, title.group(2))
     return ". ".join(filter(None, described)) + "." if described else ""
+
+
+@cache
+def plot_docstrings() -> dict[str, str]:
+    """The docstring of each function of `kluebook.plots`, read from its source (importing it
+    would load matplotlib and pandas into the build for nothing else)."""
+    source = Path(importlib.util.find_spec("kluebook.plots").origin).read_text(encoding="utf-8")
+    return {
+        node.name: ast.get_docstring(node) or ""
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef)
+    }
 
 
 def describe_notebook_figures(app, doctree) -> None:

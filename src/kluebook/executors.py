@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from kluebook.devices import visible_gpus
@@ -35,7 +36,10 @@ from kluebook.worker import (
     Interrupted,
     RunProducts,
     RunRequest,
+    StartedKernel,
+    discard,
     produce,
+    start_kernel,
     stop_kernels,
     thread_environment,
 )
@@ -58,6 +62,10 @@ class Executor:
 
     def check(self, models: set[str]) -> None:
         """Refuse, before any run starts, a sweep of these models that cannot run here."""
+
+    def start_kernels(self, runs: int) -> None:
+        """The sweep will hand over up to `runs` runs: start what they will run on, if anything
+        can be started ahead here."""
 
     def produce(self, request: RunRequest) -> RunProducts:
         raise NotImplementedError
@@ -89,14 +97,22 @@ class LocalExecutor(Executor):
         self.description = f"{jobs} at once" if jobs > 1 else "local"
         if threads is None and not any(name in os.environ for name in THREAD_VARIABLES):
             threads = DEFAULT_THREADS
-        self.slots: queue.Queue[dict] = queue.Queue()
+        self.slots: queue.Queue[int] = queue.Queue()
+        self.environments: list[dict] = []  # each slot's kernel environment
         for index in range(jobs):
             env = thread_environment(threads) if threads else {}
             # One GPU per run, also for one job at a time (else the Trainer would spread a run
             # over every GPU with DataParallel); more jobs than GPUs: tiny-model runs only.
             if self.gpus and (jobs > 1 or len(self.gpus) > 1):
                 env["CUDA_VISIBLE_DEVICES"] = self.gpus[index % len(self.gpus)]
-            self.slots.put(env)
+            self.environments.append(env)
+            self.slots.put(index)
+        # Kernels started ahead (`start_kernels`): per slot, the one its next run takes, each
+        # started by the slot's own thread; and how many more may be started.
+        self.ahead: dict[int, Future[StartedKernel]] = {}
+        self.starters = [ThreadPoolExecutor(1, f"kernel-ahead-{i}") for i in range(jobs)]
+        self.ahead_left = 0
+        self.ahead_lock = threading.Lock()
 
     def check(self, models: set[str]) -> None:
         if self.gpus and self.concurrency > len(self.gpus) and models - STAND_INS:
@@ -105,15 +121,53 @@ class LocalExecutor(Executor):
                 f"a real checkpoint needs its own GPU; use --jobs {len(self.gpus)} or fewer"
             )
 
+    def start_kernels(self, runs: int) -> None:
+        """Start a kernel for each slot now, then, while a run executes, the one its slot's next
+        run will take, `runs` in all: no run waits for its kernel to start, and the first (which
+        starts the warm-kernel server, `kluebook.warm_kernels`) starts while the sweep is still
+        being planned."""
+        with self.ahead_lock:
+            self.ahead_left = runs
+            for index in range(self.concurrency):
+                self._start_ahead(index)
+
+    def _start_ahead(self, index: int) -> None:
+        if self.ahead_left > 0 and index not in self.ahead:
+            self.ahead_left -= 1
+            environment = self.environments[index]
+            self.ahead[index] = self.starters[index].submit(start_kernel, environment)
+
     def cancel(self) -> None:
         stop_kernels()
 
+    def close(self) -> None:
+        with self.ahead_lock:
+            self.ahead_left = 0
+            waiting, self.ahead = list(self.ahead.values()), {}
+        for started in filter(None, map(_result, waiting)):
+            discard(started)
+        for starter in self.starters:
+            starter.shutdown()
+
     def produce(self, request: RunRequest) -> RunProducts:
-        env = self.slots.get()
+        index = self.slots.get()
         try:
-            return produce(replace(request, kernel_env=env))
+            with self.ahead_lock:
+                ahead = self.ahead.pop(index, None)
+                self._start_ahead(index)  # the slot's next run's, while this one executes
+            env = self.environments[index]
+            return produce(replace(request, kernel_env=env), _result(ahead))
         finally:
-            self.slots.put(env)
+            self.slots.put(index)
+
+
+def _result(started: Future | None) -> StartedKernel | None:
+    """The kernel a start ahead gave; None where it failed (the run then starts its own, and
+    reports what fails)."""
+    try:
+        return started.result() if started else None
+    except Exception:
+        return None
 
 
 def parse_resources(text: str | None) -> dict[str, float]:

@@ -13,6 +13,16 @@ import numpy as np
 import pandas as pd
 
 
+def _show_once() -> None:
+    """In a notebook's kernel, show the figure just drawn now (`plt.show()`, which closes it):
+    left open until the cell ends, it would be drawn twice, by pyplot's redraw of every open
+    figure and then as the image the notebook keeps, the first for nothing."""
+    from IPython import get_ipython  # here: a kernel has it loaded already
+
+    if get_ipython() is not None:
+        plt.show()
+
+
 def label_distribution(splits: dict[str, Sequence[str]], labels: Sequence[str], title: str = ""):
     """Side-by-side bars: the share of each label in each split."""
     frame = pd.DataFrame(
@@ -26,6 +36,7 @@ def label_distribution(splits: dict[str, Sequence[str]], labels: Sequence[str], 
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_title(title)
     ax.figure.tight_layout()
+    _show_once()
     return ax
 
 
@@ -57,6 +68,7 @@ def training_curve(history: pd.DataFrame, metric: str, metric_label: str):
     metric_ax.set_ylabel(f"dev {metric_label}")
     fig.legend(loc="lower center", ncol=3, bbox_to_anchor=(0.5, 1.0), frameon=False)
     fig.tight_layout()
+    _show_once()
     return fig
 
 
@@ -81,6 +93,7 @@ def confusion_matrix(gold: Sequence[str], pred: Sequence[str], labels: Sequence[
     ax.set_xlabel("predicted")
     ax.set_ylabel("gold")
     fig.tight_layout()
+    _show_once()
     return fig
 
 
@@ -102,6 +115,7 @@ def score_distribution(
     ax.legend(frameon=False)
     ax.set_title(title)
     fig.tight_layout()
+    _show_once()
     return fig
 
 
@@ -133,6 +147,7 @@ def prediction_scatter(
         ax.legend(frameon=False, fontsize="small", markerscale=1.5)
     ax.set_title(title)
     fig.tight_layout()
+    _show_once()
     return fig
 
 
@@ -159,6 +174,7 @@ def precision_recall_curves(
     ax.set_ylim(0, 1.02)
     ax.legend(frameon=False, fontsize="small", loc="lower left")
     fig.tight_layout()
+    _show_once()
     return fig
 
 
@@ -181,4 +197,5 @@ def label_distribution_barh(
     ax.legend(frameon=False, loc="lower right")
     ax.set_title(title)
     ax.figure.tight_layout()
+    _show_once()
     return ax

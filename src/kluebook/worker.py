@@ -8,6 +8,7 @@ submitting checkout writes (`kluebook.run_store`). Before executing, it checks t
 and the data where it runs are those the submitting checkout fingerprinted.
 """
 
+import asyncio
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kluebook import fingerprints, records
 from kluebook.data import data_checksum
@@ -92,6 +94,15 @@ class RunProducts:
         return self.error is None
 
 
+@dataclass
+class StartedKernel:
+    """A kernel started before the run that will use it (`start_kernel`): its manager, and its
+    working folder, which becomes that run's scratch folder."""
+
+    manager: Any
+    folder: Path
+
+
 class Interrupted(Exception):
     """A run was cancelled before it finished (its sweep was interrupted): nothing is written."""
 
@@ -100,12 +111,15 @@ class EnvironmentMismatch(KluebookError):
     """The package code or data where a run executes differ from the submitting checkout's."""
 
 
-def produce(request: RunRequest) -> RunProducts:
+def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProducts:
     """Execute one run in a scratch folder and return what it produced; never raises for a run
     that fails (its error is in the products), so a sweep goes on and nothing is retried in vain.
+
+    `kernel`: one started ahead with the request's kernel environment, in its own folder,
+    which is then the run's scratch folder; else the run starts its kernel itself.
     """
     products = RunProducts(started=time.time(), host=where())
-    scratch = Path(tempfile.mkdtemp(prefix=f"kluebook-{request.task}-"))
+    scratch = kernel.folder if kernel else new_scratch()
     marker = IN_PROGRESS / request.task / f"{request.name}.json"
     log = LOGS / request.task / f"{request.name}.log"
     try:
@@ -115,7 +129,7 @@ def produce(request: RunRequest) -> RunProducts:
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "w", encoding="utf-8") as log_file:
             mark_in_progress(marker, request, products, log)
-            _execute(request, scratch, env, products, log_file)
+            _execute(request, scratch, env, products, log_file, kernel)
     except Exception as error:
         if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
             raise Interrupted(request.name) from error
@@ -125,6 +139,31 @@ def produce(request: RunRequest) -> RunProducts:
         marker.unlink(missing_ok=True)
         shutil.rmtree(scratch, ignore_errors=True)
     return products
+
+
+def new_scratch() -> Path:
+    return Path(tempfile.mkdtemp(prefix="kluebook-run-"))
+
+
+def start_kernel(env: dict) -> StartedKernel:
+    """A kernel of this environment, started as papermill would start it, in a new scratch
+    folder; it waits for a run (`produce`), or is stopped by `discard`."""
+    folder = new_scratch()
+    manager = kernel_manager(env)
+    _kernels.add(manager)
+    try:
+        asyncio.run(manager.start_kernel(cwd=str(folder)))
+    except BaseException:
+        discard(StartedKernel(manager, folder))
+        raise
+    return StartedKernel(manager, folder)
+
+
+def discard(kernel: StartedKernel) -> None:
+    """Stop a kernel no run will use, and remove its folder."""
+    _kernels.discard(kernel.manager)
+    _kill(kernel.manager)
+    shutil.rmtree(kernel.folder, ignore_errors=True)
 
 
 def mark_in_progress(marker: Path, request: RunRequest, products: RunProducts, log: Path) -> None:
@@ -235,7 +274,12 @@ def data_path(data_dir: str) -> Path | None:
 
 
 def _execute(
-    request: RunRequest, scratch: Path, env: dict, products: RunProducts, log_file
+    request: RunRequest,
+    scratch: Path,
+    env: dict,
+    products: RunProducts,
+    log_file,
+    kernel: StartedKernel | None,
 ) -> None:
     source = scratch / "input.ipynb"
     source.write_text(request.notebook, encoding="utf-8")
@@ -251,7 +295,8 @@ def _execute(
     output_dir = Path(request.parameters["output_dir"])
     output_dir = output_dir if output_dir.is_absolute() else scratch / output_dir
     try:
-        _execute_notebook(source, executed, request, env, scratch, log_file)
+        started = kernel.manager if kernel else None
+        _execute_notebook(source, executed, request, env, scratch, log_file, started)
         outcome_path = output_dir / records.OUTCOME_FILE
         if not outcome_path.exists():
             raise KluebookError("the notebook ended without calling finish_run (no outcome.json)")
@@ -263,9 +308,16 @@ def _execute(
 
 
 def _execute_notebook(
-    source: Path, executed: Path, request: RunRequest, env: dict, scratch: Path, log_file
+    source: Path,
+    executed: Path,
+    request: RunRequest,
+    env: dict,
+    scratch: Path,
+    log_file,
+    started=None,
 ) -> None:
-    """papermill on a kernel of our own, started again (up to KERNEL_STARTS times) when it dies
+    """papermill on a kernel of our own (`started`, a manager whose kernel has been started
+    ahead, or one papermill starts), started again (up to KERNEL_STARTS times) when it dies
     before its first reply: no cell has run then. Two kernels started at once can pick the same
     free port (jupyter_client finds a port, frees it, and the kernel binds it later), and the
     loser dies on "Address already in use"."""
@@ -274,7 +326,7 @@ def _execute_notebook(
     from kluebook import papermill_engine
 
     for attempt in range(1, KERNEL_STARTS + 1):
-        manager = kernel_manager(env)
+        manager = started if attempt == 1 and started else kernel_manager(env)
         _kernels.add(manager)
         try:
             papermill.execute_notebook(

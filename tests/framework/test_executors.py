@@ -11,8 +11,7 @@ from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 def test_jobs_split_the_threads_and_give_each_run_its_own_gpu():
     local = executors.LocalExecutor(jobs=2, threads=3, gpus=["0", "1"])
-    slots = [local.slots.get() for _ in range(2)]
-    assert slots == [
+    assert local.environments == [
         {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "CUDA_VISIBLE_DEVICES": "0"},
         {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "CUDA_VISIBLE_DEVICES": "1"},
     ]
@@ -22,10 +21,10 @@ def test_a_run_gets_the_same_threads_at_every_jobs_level(monkeypatch):
     for name in worker.THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     one = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    assert executors.LocalExecutor(jobs=1, gpus=[]).slots.get() == one
-    assert executors.LocalExecutor(jobs=2, gpus=[]).slots.get() == one
+    assert executors.LocalExecutor(jobs=1, gpus=[]).environments == [one]
+    assert executors.LocalExecutor(jobs=2, gpus=[]).environments == [one, one]
     monkeypatch.setenv("OMP_NUM_THREADS", "4")  # the user's own choice is inherited as it is
-    assert executors.LocalExecutor(jobs=2, gpus=[]).slots.get() == {}
+    assert executors.LocalExecutor(jobs=2, gpus=[]).environments == [{}, {}]
 
 
 def test_more_jobs_than_gpus_is_refused_for_real_checkpoints_only():
@@ -89,7 +88,7 @@ def kernel_starts(monkeypatch, tmp_path):
 
     seen = {"given": [], "killed": [], "log": io.StringIO()}
 
-    def start(outcomes):
+    def start(outcomes, started=None):
         outcomes = list(outcomes)
 
         def execute_notebook(*args, km, **kwargs):
@@ -105,7 +104,7 @@ def kernel_starts(monkeypatch, tmp_path):
             task="ynat", name="n", parameters={}, notebook="", code_hash="", data_checksum=""
         )
         worker._execute_notebook(
-            tmp_path / "in", tmp_path / "out", request, {}, tmp_path, seen["log"]
+            tmp_path / "in", tmp_path / "out", request, {}, tmp_path, seen["log"], started
         )
         return seen
 
@@ -122,9 +121,100 @@ def test_a_kernel_that_dies_while_starting_is_started_again(kernel_starts):
     )
 
 
+def test_a_kernel_started_ahead_is_the_runs_first_and_is_replaced_if_it_died(kernel_starts):
+    ahead = object()
+    seen = kernel_starts([RuntimeError(worker.KERNEL_DIED_AT_START), None], started=ahead)
+    assert seen["given"][0] is ahead and seen["given"][1] is not ahead
+    assert seen["killed"] == seen["given"]
+
+
 def test_a_kernel_that_keeps_dying_or_fails_otherwise_fails_the_run(kernel_starts):
     died = RuntimeError(worker.KERNEL_DIED_AT_START)
     with pytest.raises(RuntimeError, match="before replying"):
         kernel_starts([died] * worker.KERNEL_STARTS)
     with pytest.raises(RuntimeError, match="CUDA out of memory"):
         kernel_starts([RuntimeError("CUDA out of memory"), None])  # a cell's error: no retry
+
+
+@pytest.fixture
+def ahead(monkeypatch):
+    """`LocalExecutor` with kernel starts and runs replaced by fakes: returns what was started
+    (slot environment, in order), what each run got, and what was discarded."""
+    seen = {"started": [], "got": [], "discarded": []}
+
+    def start_kernel(env):
+        slot = env["CUDA_VISIBLE_DEVICES"]
+        seen["started"].append(slot)
+        if slot == "broken":
+            raise RuntimeError("no kernel")
+        return worker.StartedKernel(manager=f"{slot}#{seen['started'].count(slot)}", folder=None)
+
+    def produce(request, kernel=None):
+        seen["got"].append((request.kernel_env["CUDA_VISIBLE_DEVICES"], kernel))
+        return worker.RunProducts(started=0.0, host="")
+
+    monkeypatch.setattr(executors, "start_kernel", start_kernel)
+    monkeypatch.setattr(executors, "produce", produce)
+    monkeypatch.setattr(executors, "discard", lambda kernel: seen["discarded"].append(kernel))
+    return seen
+
+
+REQUEST = worker.RunRequest(
+    task="ynat", name="n", parameters={}, notebook="", code_hash="", data_checksum=""
+)
+
+
+def test_kernels_start_ahead_one_per_slot_then_each_while_a_run_executes(ahead):
+    local = executors.LocalExecutor(jobs=2, threads=1, gpus=["0", "1"])
+    local.start_kernels(3)
+    local.produce(REQUEST)  # slot 0 takes its first kernel, and starts its second
+    local.produce(REQUEST)  # slot 1 takes its first; three started: no more
+    local.produce(REQUEST)  # slot 0 again: its second
+    local.produce(REQUEST)  # a fourth run (three were announced) starts its own
+    local.close()
+    assert sorted(ahead["started"]) == ["0", "0", "1"]
+    assert [(slot, k.manager if k else None) for slot, k in ahead["got"]] == [
+        ("0", "0#1"),
+        ("1", "1#1"),
+        ("0", "0#2"),
+        ("1", None),
+    ]
+    assert ahead["discarded"] == []
+
+
+def test_kernels_no_run_took_are_stopped_and_a_failed_start_leaves_the_run_its_own(ahead):
+    local = executors.LocalExecutor(jobs=2, threads=1, gpus=["0", "broken"])
+    local.start_kernels(5)
+    local.produce(REQUEST)  # slot 0: its first kernel, and its second started for its next run
+    local.produce(REQUEST)  # slot 1: its start failed, the run starts its own
+    local.close()  # slot 0's second kernel is stopped, not left running
+    assert ahead["got"][0][1].manager == "0#1" and ahead["got"][1] == ("broken", None)
+    assert [k.manager for k in ahead["discarded"]] == ["0#2"]
+    assert sorted(ahead["started"]) == ["0", "0", "broken", "broken"]
+    local.close()  # a second close is harmless
+
+
+def test_a_kernel_started_ahead_runs_in_its_folder_as_one_papermill_starts(tmp_path):
+    import io
+
+    import nbformat
+
+    code = "import json, os, sys\nprint(json.dumps([os.getcwd(), sys.argv[1:], "
+    code += "sorted(os.environ)]))"
+    source = tmp_path / "probe.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), source)
+    env = worker.thread_environment(1)
+    seen = []
+    for started in (worker.start_kernel(env), None):
+        folder = started.folder if started else tmp_path / "own"
+        folder.mkdir(exist_ok=True)
+        executed = tmp_path / "executed.ipynb"
+        log = io.StringIO()
+        worker._execute_notebook(
+            source, executed, REQUEST, env, folder, log, started and started.manager
+        )
+        cwd, argv, names = json.loads(nbformat.read(executed, 4).cells[0].outputs[0]["text"])
+        assert cwd == str(folder)
+        connection = [a for a in argv if a.endswith(".json")]
+        seen.append(([a for a in argv if a not in connection], names))
+    assert seen[0] == seen[1]
