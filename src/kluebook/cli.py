@@ -82,21 +82,12 @@ def _run(options, force, quiet, execution=("local", 1, None, None, None, None, N
     """Execute the runs `options` ask for (checked and pinned first), on the executor
     `execution` names; True when none failed."""
     from kluebook import runner  # lazy: CLI start-up
-    from kluebook.run_plan import planned, preflight  # lazy: CLI start-up
+    from kluebook.run_plan import prepare  # lazy: CLI start-up
 
-    specs = planned(options)
-    # Here, where some run lacks a record, the kernels start while the runs are checked and
-    # fingerprinted; a cluster is reached only once the runs are checked.
-    executor = make_executor(*execution) if execution[0] == "local" else None
-    if executor and (force or not all(spec.record_path.exists() for spec in specs)):
-        executor.start_kernels(len(specs))
-    try:
-        specs = preflight(specs)
-    except BaseException:
-        if executor:
-            executor.close()
-        raise
-    executor = executor or make_executor(*execution)
+    specs = prepare(options)  # a command refused here has started and written nothing
+    executor = make_executor(*execution)
+    if force or not all(spec.record_path.exists() for spec in specs):
+        executor.start_kernels(len(specs))  # while the runs are fingerprinted
     try:
         summary = runner.run_all(specs, force=force, log_output=not quiet, executor=executor)
     except KeyboardInterrupt:
