@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kluebook import fingerprints, records
 from kluebook.data import data_checksum
@@ -29,6 +29,9 @@ from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_text_atomic
 from kluebook.paths import CACHE, ROOT
 from kluebook.tasks import get_task
+
+if TYPE_CHECKING:  # named in an annotation: jupyter_client is imported when a kernel starts
+    from jupyter_client.manager import AsyncKernelManager
 
 # What every kernel runs with besides the environment of the process that starts it: no progress
 # bars and no tqdm warning (with this machine's paths) in the executed pages.
@@ -99,7 +102,7 @@ class StartedKernel:
     """A kernel started before the run that will use it (`start_kernel`): its manager, and its
     working folder, which becomes that run's scratch folder."""
 
-    manager: Any
+    manager: "AsyncKernelManager"
     folder: Path
 
 
