@@ -210,9 +210,13 @@ def test_a_kernel_started_ahead_runs_in_its_folder_as_one_papermill_starts(tmp_p
         folder.mkdir(exist_ok=True)
         executed = tmp_path / "executed.ipynb"
         log = io.StringIO()
-        worker._execute_notebook(
-            source, executed, REQUEST, env, folder, log, started and started.manager
-        )
+        try:
+            worker._execute_notebook(
+                source, executed, REQUEST, env, folder, log, started and started.manager
+            )
+        finally:
+            if started:
+                worker.discard(started)  # its folder is a scratch folder outside tmp_path
         cwd, argv, names = json.loads(nbformat.read(executed, 4).cells[0].outputs[0]["text"])
         assert cwd == str(folder)
         connection = [a for a in argv if a.endswith(".json")]
