@@ -12,6 +12,7 @@ from kluebook import __version__
 from kluebook.cli_options import (
     TASK_NAMES,
     BaseUrl,
+    Concurrency,
     DataDir,
     DataRevision,
     DataSource,
@@ -26,7 +27,9 @@ from kluebook.cli_options import (
     Patience,
     Profile,
     Quiet,
+    RequestTimeout,
     Resources,
+    Retries,
     Scheduler,
     ScoringSwitches,
     Seeds,
@@ -44,6 +47,7 @@ from kluebook.cli_options import (
 )
 from kluebook.errors import KluebookError
 from kluebook.paths import ROOT
+from kluebook.prompting.server_lm import ServerOptions
 from kluebook.tasks import all_tasks
 
 PREDICTION_LINES = "\n\n".join(
@@ -132,6 +136,9 @@ def run(
     matrix: Matrix = None,
     method: Method = None,
     base_url: BaseUrl = None,
+    request_timeout: RequestTimeout = ServerOptions.timeout,
+    retries: Retries = ServerOptions.retries,
+    concurrency: Concurrency = ServerOptions.concurrency,
     force: Force = False,
     quiet: Quiet = False,
     executor: ExecutorName = "local",
@@ -187,7 +194,8 @@ def run(
     --slurm-walltime 00:30:00`.
     """
     chosen = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    options = run_options(*chosen, (model_revision, data_revision), method, base_url)
+    server = ServerOptions(request_timeout, retries, concurrency, reask=force)
+    options = run_options(*chosen, (model_revision, data_revision), method, base_url, server)
     slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
     execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
     if dry_run:
@@ -234,10 +242,11 @@ def status(
             f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
             f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
         )
-    from kluebook.run_plan import planned  # lazy: CLI start-up
+    from kluebook.run_plan import ask_servers, planned  # lazy: CLI start-up
 
     options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    states = _states(planned(run_options(*options, method=method, base_url=base_url)))
+    asked = planned(run_options(*options, method=method, base_url=base_url))
+    states = _states(ask_servers(asked))  # another model served under a run's name stales it
     counts: dict[str, int] = {}
     for spec, state in states:
         typer.echo(f"{spec.task.name} {spec.name}: {state}")

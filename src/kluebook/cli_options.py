@@ -136,13 +136,41 @@ BaseUrl = Annotated[
         help="Prompted runs: the address of an OpenAI-compatible server (vLLM, TGI, llama.cpp, "
         "Ollama, `transformers serve`), e.g. http://localhost:8000/v1, that answers for "
         "--models (the names the server knows them by); its API key is read from "
-        "KLUEBOOK_OPENAI_API_KEY or OPENAI_API_KEY, never from an option. The runs are named "
-        "`server` (the address is in no record or name: moving the server stales nothing), "
-        "and every answer is cached, so a rerun asks the server nothing. Default: the model "
-        "runs locally, with transformers.",
+        "KLUEBOOK_OPENAI_API_KEY or OPENAI_API_KEY, never from an option or the address. The "
+        "runs are named `server` (the address is in no record or name: moving the server "
+        "stales nothing; another model served under the same name stales them, as the "
+        "server's /v1/models reports it), and every answer is cached, so an interrupted or "
+        "stale run asks only what it has not asked. Default: the model runs locally, with "
+        "transformers.",
     ),
 ]
-Force = Annotated[bool, typer.Option(help="Rerun runs whose record is up to date.")]
+RequestTimeout = Annotated[
+    float,
+    typer.Option(
+        help="With --base-url: seconds a request may take before it is tried again.", min=0.001
+    ),
+]
+Retries = Annotated[
+    int,
+    typer.Option(
+        help="With --base-url: tries after the first for a request that failed or was answered "
+        "unusably (no content, no choices, no log-probabilities in rank mode), with "
+        "exponential backoff; then the run fails in one line.",
+        min=0,
+    ),
+]
+Concurrency = Annotated[
+    int, typer.Option(help="With --base-url: requests in flight at once, per run.", min=1)
+]
+Force = Annotated[
+    bool,
+    typer.Option(
+        help="Execute every run again, even those up to date; a prompted run on a server asks "
+        "the server afresh for every answer (the response cache is rewritten, never read). "
+        "Without --force, a run that is missing, stale or was interrupted takes the answers "
+        "already in the cache and asks only for the rest: that is how a sweep resumes.",
+    ),
+]
 ExecutorName = Annotated[
     str,
     typer.Option(
@@ -286,8 +314,10 @@ def run_options(
     revisions=("", ""),
     method=None,
     base_url=None,
+    server=None,
 ):
-    """The command's run options as one `run_plan.Options`, parsed before the slow import."""
+    """The command's run options as one `run_plan.Options`, parsed before the slow import;
+    `server`: how a server at `base_url` is asked (`ServerOptions`)."""
     seed_list, extra = parse_seeds(seeds), parse_settings(settings)
     matrix = method_matrix(method, profile, matrix_path(matrix))
     from kluebook.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
@@ -304,4 +334,5 @@ def run_options(
         model_revision=revisions[0],
         data_revision=revisions[1],
         base_url=base_url or "",
+        **({"server": server} if server else {}),
     )

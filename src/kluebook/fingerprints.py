@@ -182,6 +182,8 @@ class Inputs(BaseModel):
     task_version: int
     package: str
     template: str | None = None  # the prompt template's digest; prompted runs only
+    # The identity a server reported for the model it answers with; runs on a server only.
+    served_model: str | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -203,9 +205,15 @@ INPUT_NAMES = {
     "task_version": "task version",
     "package": "kluebook version",
     "template": "prompt template",
+    "served_model": "served model",
 }
 # The inputs the report can check without the data: the code and notebook a record was made by.
 CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package", "template")
+
+
+# Parameters that are no part of the `parameters` input: how a server is asked changes no
+# answer, and the served model is an input of its own.
+OUTSIDE_PARAMETERS = ("server_options", "served_model")
 
 
 def inputs(
@@ -213,15 +221,17 @@ def inputs(
 ) -> Inputs:
     """The inputs of a run of `task` made by `method` with these parameters
     (`portable_parameters`) and data."""
+    counted = {k: v for k, v in parameters.items() if k not in OUTSIDE_PARAMETERS}
     return Inputs(
         notebook=text_digest(code),
-        parameters=text_digest(json.dumps(parameters, sort_keys=True, ensure_ascii=False)),
+        parameters=text_digest(json.dumps(counted, sort_keys=True, ensure_ascii=False)),
         data=data_checksum,
         task_code=task_code_hash(task),
         shared_code=shared_code_hash(task, method),
         task_version=task.version,
         package=__version__,
         template=template_digest(task) if method == PROMPTED else None,
+        served_model=parameters.get("served_model") or None,
     )
 
 

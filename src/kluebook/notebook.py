@@ -22,7 +22,7 @@ from kluebook.bootstrap import run_intervals
 from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_jsonl
-from kluebook.paths import CACHE, scrub
+from kluebook.paths import scrub
 from kluebook.prompt_items import PromptItem, PromptTemplate
 from kluebook.prompting.answering import Answers
 from kluebook.prompting.checks import check_mode
@@ -55,6 +55,8 @@ PROMPTED_PARAMETERS = (
     "task",
     "model",
     "base_url",
+    "served_model",
+    "server_options",
     "profile",
     "data_source",
     "data_dir",
@@ -181,12 +183,16 @@ def open_backend(
     """The run's language model: the server at `base_url` where one is given, else the local
     causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
     from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
-    from kluebook.prompting.server_lm import ServerLM  # optional: the `prompted` extra (openai)
+    from kluebook.prompting.server_lm import ServerLM, server_options  # optional: `prompted`
 
     parameters = run.parameters
     if parameters["base_url"]:
-        cache = CACHE / "responses" / f"{provenance.model_slug(parameters['model'])}.sqlite"
-        return ServerLM(parameters["base_url"], parameters["model"], cache_path=cache)
+        return ServerLM(
+            parameters["base_url"],
+            parameters["model"],
+            options=server_options(parameters["server_options"]),
+            expected=parameters["served_model"],
+        )
     texts = [render_prompt(template, demonstrations, item) for item in items]
     texts += [item.answer for item in items]
     return open_local_lm(parameters["model"], parameters["model_revision"], tiny_texts=texts)

@@ -12,6 +12,8 @@ from kluebook.checkpoints import check_model
 from kluebook.data import data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
 from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
+from kluebook.prompting.response_cache import check_response_cache
+from kluebook.prompting.server_lm import DEFAULT_OPTIONS, ServerOptions, ask_served_model
 from kluebook.recipes import recipe_parameters, resolve_recipe
 from kluebook.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.run_spec import RunSpec
@@ -28,6 +30,8 @@ RUNNER_PARAMETERS = {
     "output_dir",
     "task",  # the prompted notebook's
     "base_url",  # a prompted run's server (--base-url)
+    "served_model",  # what that server reports of the model (`ask_servers`)
+    "server_options",  # how it is asked (--request-timeout, --retries, --concurrency, --force)
 }
 
 
@@ -47,6 +51,7 @@ class Options:
     model_revision: str = ""
     data_revision: str = ""
     base_url: str = ""
+    server: ServerOptions = field(default_factory=ServerOptions)
 
 
 def planned(options: Options) -> list[RunSpec]:
@@ -71,10 +76,11 @@ def plan(
     model_revision: str = "",
     data_revision: str = "",
     base_url: str = "",
+    server: ServerOptions = DEFAULT_OPTIONS,
 ) -> list[RunSpec]:
     """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
     replaced by the arguments; `extra` overrides the matrix's parameters. `base_url`: the
-    server that answers a prompted matrix's runs."""
+    server that answers a prompted matrix's runs, asked as `server` says."""
     matrix = load_matrix(profile, matrix_path)
     profile = matrix["profile"]
     profile_data = default_data(profile)
@@ -106,6 +112,7 @@ def plan(
                             data_revision=data_revision,
                             method=method,
                             base_url=base_url,
+                            server=server,
                         )
                     )
     return specs
@@ -151,8 +158,10 @@ def preflight(specs: list[RunSpec]) -> list[RunSpec]:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
         if spec.data_revision and spec.data_source != "hub":
             raise KluebookError("--data-revision is for --data-source hub")
-    local = {s.model for s in specs if s.method == fingerprints.PROMPTED and not s.base_url}
-    check_prompted_models(local)
+    prompted = [s for s in specs if s.method == fingerprints.PROMPTED]
+    check_prompted_models({s.model for s in prompted if not s.base_url})
+    if any(s.base_url for s in prompted):
+        check_response_cache()
     return pin_revisions(specs)
 
 
@@ -170,11 +179,27 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
         (name, revision): hub_dataset_revision(get_task(name), revision)
         for name, revision in sorted(configs)
     }
-    return [
+    pinned = [
         replace(
             spec,
             model_revision=model_commits.get((spec.model, spec.model_revision), ""),
             data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
         )
+        for spec in specs
+    ]
+    return ask_servers(pinned)
+
+
+def ask_servers(specs: list[RunSpec]) -> list[RunSpec]:
+    """Each run on a server with the identity the server reports for its model (its
+    `/v1/models`, asked once per model): an input of the run, so another model served under
+    the same name stales it. A server that does not answer fails here, in one line."""
+    served = {
+        (s.base_url, s.model): ask_served_model(s.base_url, s.model, s.server).identity
+        for s in specs
+        if s.base_url
+    }
+    return [
+        replace(spec, served_model=served[spec.base_url, spec.model]) if spec.base_url else spec
         for spec in specs
     ]

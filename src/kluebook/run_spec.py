@@ -10,6 +10,7 @@ from pathlib import Path
 from kluebook import fingerprints, provenance, records
 from kluebook.data import data_checksum
 from kluebook.paths import CACHE, RESULTS, ROOT, RUNS
+from kluebook.prompting.server_lm import ServerOptions
 from kluebook.run_matrix import default_data
 from kluebook.tasks import Task, get_task
 from kluebook.worker import RunRequest
@@ -39,6 +40,9 @@ class RunSpec:
     data_revision: str = ""
     method: str = fingerprints.FINE_TUNED  # or prompted: the model answers prompts, untrained
     base_url: str = ""  # a prompted run's OpenAI-compatible server; "" for a local model
+    # What that server reported of the model (`run_plan.ask_servers`), and how it is asked.
+    served_model: str = ""
+    server: ServerOptions = field(default_factory=ServerOptions)
 
     @cached_property
     def config(self) -> str:
@@ -111,9 +115,16 @@ class RunSpec:
             "seed": self.seed,
             "output_dir": book_relative(self.output_dir),
             **({"task": self.task.name} if self.method == fingerprints.PROMPTED else {}),
-            **({"base_url": self.base_url} if self.base_url else {}),
+            **(self.server_parameters() if self.base_url else {}),
             **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
+        }
+
+    def server_parameters(self) -> dict:
+        return {
+            "base_url": self.base_url,
+            "served_model": self.served_model,
+            "server_options": self.server.as_dict(),
         }
 
     @property
@@ -147,6 +158,7 @@ def spec_of(record: records.RunRecord) -> RunSpec:
         data_revision=record.parameters.get("data_revision", ""),
         method=record.method,
         base_url=record.parameters.get("base_url", ""),  # a server, by no address (`SERVER`)
+        served_model=record.parameters.get("served_model", ""),
     )
     # The configuration as the run named it (it may name data that are not here).
     spec.__dict__["config"] = "" if record.is_default_config else record.config

@@ -1,12 +1,22 @@
 """Backend B: any OpenAI-compatible server (vLLM, TGI, llama.cpp, Ollama, `transformers serve`)
 through the `openai` client and a base URL (the `prompted` extra).
 
-Requests go out a few at a time (`concurrency` threads; a notebook's running event loop is no
-obstacle), each with a timeout and the client's retries with exponential backoff. Every answer
-is kept in the response cache as it arrives, so a rerun asks nothing and an interrupted sweep
-asks only what it had not answered. The API key is read from the environment
-(`KLUEBOOK_OPENAI_API_KEY`, else `OPENAI_API_KEY`) and goes into the client alone: never into a
-request body, so never into the cache, a record or an error message.
+Requests go out a few at a time (`ServerOptions.concurrency` threads; a notebook's running
+event loop is no obstacle), each with a timeout and retries with exponential backoff. Every
+answer is kept in the response cache as it arrives, so a rerun asks nothing and an interrupted
+sweep asks only what it had not answered; `ServerOptions.reask` (`kluebook run --force`) asks
+every request again. The API key is read from the environment (`KLUEBOOK_OPENAI_API_KEY`, else
+`OPENAI_API_KEY`) and goes into the client alone: never into a request body, so never into the
+cache, a record or an error message. No error names the server's address or repeats what the
+server wrote back (a 401 may echo the key): it says what kind of problem the server had.
+
+Only a usable answer is cached or scored: a response with no choices, no content, a body that
+is not the API's JSON or, in rank mode, no log-probabilities is the server's error, retried like
+a 5xx and then failed in one line.
+
+The model is the one the server reports under `model` at `/v1/models` (`served_model`): the
+fields there that tell one model from another make its identity, which keys the cache and the
+run's fingerprint, so a server restarted with another model under the same name is asked again.
 
 `generate` asks the chat endpoint (the server applies the model's chat template) or, with
 `chat=False`, the completions endpoint with the plain prompt. Rank mode needs the
@@ -14,25 +24,191 @@ log-probabilities of the prompt's own tokens: the completions endpoint with `ech
 `logprobs`. A server that does not give them is refused in one line that says `generate` works.
 """
 
+import hashlib
+import json
 import os
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from kluebook.errors import KluebookError
 from kluebook.prompting.response_cache import DEFAULT_PATH, ResponseCache, request_key
+from kluebook.provenance import model_id
 
 API_KEY_VARIABLES = ("KLUEBOOK_OPENAI_API_KEY", "OPENAI_API_KEY")
 # Local servers take any key; the client insists on one.
 NO_KEY = "none"
+# Fields of a `/v1/models` entry that tell one model from another behind the same name (vLLM's
+# `root` is the weights it loaded; a revision or digest where a server reports one).
+IDENTITY_FIELDS = ("root", "parent", "revision", "model_revision", "digest", "sha", "commit")
+# A `created` stamp this close to the server's answer is its clock (vLLM, llama.cpp stamp each
+# listing), not the date of the model, and says nothing of which model it is.
+CLOCK_STAMP_S = 600
 
 
 def api_key() -> str:
     return next((os.environ[v] for v in API_KEY_VARIABLES if os.environ.get(v)), NO_KEY)
 
 
+@dataclass(frozen=True)
+class ServerOptions:
+    """How requests are sent: they change no answer, so a run records them outside its
+    fingerprint."""
+
+    timeout: float = 60.0  # seconds a request may take before it is tried again
+    retries: int = 2  # tries after the first, for a request the server did not answer usably
+    concurrency: int = 4  # requests in flight at once
+    reask: bool = False  # ask every request again, whatever the cache holds (--force)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+DEFAULT_OPTIONS = ServerOptions()
+
+
+def server_options(given: dict) -> ServerOptions:
+    """`ServerOptions` from a run's `server_options` parameter, each value checked (one line)."""
+    known = [f.name for f in fields(ServerOptions)]
+    for name in given:
+        if name not in known:
+            raise KluebookError(
+                f"server_options: unknown option {name!r}; known: {', '.join(known)}"
+            )
+    options = ServerOptions(**given)
+    if not (isinstance(options.timeout, int | float) and options.timeout > 0):
+        raise KluebookError(
+            f"the request timeout must be a number of seconds > 0, got {options.timeout!r}"
+        )
+    for name, least in (("retries", 0), ("concurrency", 1)):
+        value = getattr(options, name)
+        if type(value) is not int or value < least:
+            raise KluebookError(f"{name} must be a whole number >= {least}, got {value!r}")
+    if type(options.reask) is not bool:
+        raise KluebookError(f"reask must be true or false, got {options.reask!r}")
+    return options
+
+
+class UnusableAnswer(Exception):
+    """The server answered, but not with something a run can score: tried again, then failed."""
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """What the server reported of a model at `/v1/models`: whether it listed it, and the
+    digest of the fields that identify it (`IDENTITY_FIELDS`, a real creation stamp)."""
+
+    listed: bool
+    identity: str
+    created: int | None = None
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def served_model(entries: list[dict], model: str, now: float) -> ServedModel:
+    """The model `model` as a `/v1/models` listing (`entries`, at time `now`) reports it."""
+    entry = next((e for e in entries if e.get("id") == model), None)
+    if entry is None:  # some servers list a model only once it is loaded
+        return ServedModel(False, _digest({}))
+    facts = {name: entry[name] for name in IDENTITY_FIELDS if entry.get(name) not in (None, "")}
+    stamp = entry.get("created")
+    created = stamp if isinstance(stamp, int) and 0 < stamp < now - CLOCK_STAMP_S else None
+    if created is not None:
+        facts["created"] = created
+    return ServedModel(True, _digest(facts), created)
+
+
+def _digest(facts: dict) -> str:
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def open_client(base_url: str, options: ServerOptions):
+    """The `openai` client of a server, with the options' timeout and retries."""
+    try:
+        import openai
+    except ImportError:
+        raise KluebookError(
+            "the server backend needs the openai client: pip install 'kluebook[prompted]'"
+        ) from None
+    return openai.OpenAI(
+        base_url=base_url, api_key=api_key(), timeout=options.timeout, max_retries=options.retries
+    )
+
+
+def ask_served_model(base_url: str, model: str, options: ServerOptions = DEFAULT_OPTIONS):
+    """`served_model` of `model` on the server at `base_url`: its `/v1/models` asked once."""
+    client = open_client(base_url, options)
+    return _calling(model, options, lambda: _listed(client, model))
+
+
+def _listed(client, model: str) -> ServedModel:
+    listing = client.models.list()
+    entries = [entry.model_dump() for entry in getattr(listing, "data", None) or []]
+    return served_model(entries, model, time.time())
+
+
+def _calling(model: str, options: ServerOptions, call):
+    """`call()`, the client's errors turned into one line that names no address and repeats
+    nothing the server wrote; an unusable answer tried again, up to `options.retries` times."""
+    import openai
+
+    for attempt in range(options.retries + 1):
+        try:
+            return call()
+        except (openai.APIConnectionError, openai.APITimeoutError) as error:
+            raise KluebookError(
+                f"the server (--base-url) does not answer ({type(error).__name__}, "
+                f"{options.retries + 1} tries of up to {options.timeout:g} s): is it running, "
+                "and is that its address?"
+            ) from None
+        except openai.AuthenticationError:
+            raise KluebookError(
+                "the server (--base-url) refused the API key (401): set KLUEBOOK_OPENAI_API_KEY "
+                "(or OPENAI_API_KEY) to a key it accepts"
+            ) from None
+        except openai.NotFoundError:
+            raise KluebookError(
+                f"the server (--base-url) has no such endpoint or no model {model_id(model)!r} "
+                "(404)"
+            ) from None
+        except openai.APIStatusError as error:
+            raise KluebookError(
+                f"the server (--base-url) refused a request ({error.status_code}"
+                f"{_reason(error.status_code)}); what it wrote back is not repeated here"
+            ) from None
+        except (json.JSONDecodeError, openai.APIResponseValidationError) as error:
+            problem: Exception = UnusableAnswer(
+                f"a body that is not the API's JSON ({type(error).__name__})"
+            )
+        except UnusableAnswer as error:
+            problem = error
+        if attempt < options.retries:
+            time.sleep(min(8.0, 0.5 * 2**attempt))
+    raise KluebookError(
+        f"the server (--base-url) gave no usable answer in {options.retries + 1} tries: "
+        f"{problem}; nothing of it is kept, so a rerun asks again"
+    )
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return f" {HTTPStatus(status).phrase}"
+    except ValueError:
+        return ""
+
+
 class ServerLM:
-    """A model behind an OpenAI-compatible server, its answers cached on disk."""
+    """A model behind an OpenAI-compatible server, its answers cached on disk.
+
+    `expected`: the identity the server reported for the model when the run was planned
+    (`ServedModel.identity`); the server is asked again on opening, and a run that finds another
+    model there fails rather than mix two models' answers.
+    """
 
     def __init__(
         self,
@@ -40,21 +216,17 @@ class ServerLM:
         model: str,
         cache_path: Path = DEFAULT_PATH,
         chat: bool = True,
-        concurrency: int = 4,
-        timeout: float = 120.0,
-        max_retries: int = 3,
+        options: ServerOptions = DEFAULT_OPTIONS,
+        expected: str = "",
     ):
-        try:
-            import openai
-        except ImportError:
+        self.model, self.chat, self.options = model, chat, options
+        self.client = open_client(base_url, options)
+        self.served = _calling(model, options, lambda: _listed(self.client, model))
+        if expected and self.served.identity != expected:
             raise KluebookError(
-                "the server backend needs the openai client: pip install 'kluebook[prompted]'"
-            ) from None
-        self.base_url, self.model, self.chat, self.concurrency = base_url, model, chat, concurrency
-        self._openai = openai
-        self.client = openai.OpenAI(
-            base_url=base_url, api_key=api_key(), timeout=timeout, max_retries=max_retries
-        )
+                f"the server (--base-url) now runs another model as {model_id(model)!r} than "
+                "when this run was planned: run the sweep again to ask it afresh"
+            )
         self.cache = ResponseCache(cache_path)
         self.asked = 0  # requests sent to the server by this backend
         self.reused = 0  # requests answered from the cache
@@ -65,6 +237,8 @@ class ServerLM:
             "backend": "openai-compatible server",
             "model": self.model,
             "endpoint": "chat" if self.chat else "completions",
+            "served_model": self.served.as_dict(),
+            "options": self.options.as_dict(),
         }
 
     def model_input(self, text: str) -> str:
@@ -97,15 +271,17 @@ class ServerLM:
         return [answer["logprob"] for answer in self._answers(bodies)]
 
     def _answers(self, requests: list[dict]) -> list[dict]:
-        """The answer of every request: from the cache, else asked and kept as it arrives."""
-        keys = [request_key({"model": self.model, **request}) for request in requests]
-        answers = [self.cache.get(key) for key in keys]
+        """The answer of every request: from the cache (unless `reask`), else asked and kept
+        as it arrives."""
+        served = {"model": self.model, "served_model": self.served.identity}
+        keys = [request_key({**served, **request}) for request in requests]
+        answers = [None if self.options.reask else self.cache.get(key) for key in keys]
         missing = [i for i, answer in enumerate(answers) if answer is None]
         self.reused += len(requests) - len(missing)
         if not missing:
             return answers
         failure = None
-        with ThreadPoolExecutor(self.concurrency) as pool:
+        with ThreadPoolExecutor(self.options.concurrency) as pool:
             futures = {pool.submit(self._ask, requests[i]): i for i in missing}
             for future in as_completed(futures):
                 if future.cancelled():
@@ -124,41 +300,41 @@ class ServerLM:
         return answers
 
     def _ask(self, request: dict) -> dict:
-        """One request sent; its answer as the cache keeps it. Errors in one line."""
-        openai = self._openai
+        """One request sent (tried again while its answer is unusable); its answer as the cache
+        keeps it. Errors in one line."""
+        return _calling(self.model, self.options, lambda: self._answer_of(request))
+
+    def _answer_of(self, request: dict) -> dict:
         body = {k: v for k, v in request.items() if k not in ("endpoint", "answer_from")}
-        try:
-            if request["endpoint"] == "chat":
-                response = self.client.chat.completions.create(model=self.model, **body)
-                return {"text": response.choices[0].message.content or ""}
-            response = self.client.completions.create(model=self.model, **body)
-        except (openai.APIConnectionError, openai.APITimeoutError) as error:
-            raise KluebookError(
-                f"the server at {self.base_url} does not answer ({type(error).__name__}): "
-                "is it running, and is that its address?"
-            ) from None
-        except openai.NotFoundError:
-            raise KluebookError(
-                f"the server at {self.base_url} has no {request['endpoint']} endpoint or no "
-                f"model {self.model!r}"
-            ) from None
-        except openai.APIStatusError as error:
-            detail = " ".join(str(error.message).split())[:200]
-            raise KluebookError(
-                f"the server at {self.base_url} refused a request ({error.status_code}): {detail}"
-            ) from None
+        if request["endpoint"] == "chat":
+            response = self.client.chat.completions.create(model=self.model, **body)
+            message = getattr(_first_choice(response), "message", None)
+            text = getattr(message, "content", None)
+            if not isinstance(text, str):
+                raise UnusableAnswer("an answer with no content")
+            return {"text": text}
+        choice = _first_choice(self.client.completions.create(model=self.model, **body))
         if "answer_from" not in request:
-            return {"text": response.choices[0].text}
+            if not isinstance(getattr(choice, "text", None), str):
+                raise UnusableAnswer("an answer with no text")
+            return {"text": choice.text}
         score = echoed_logprob(
-            response.choices[0].logprobs, request["answer_from"], len(body["prompt"])
+            getattr(choice, "logprobs", None), request["answer_from"], len(body["prompt"])
         )
         if score is None:
-            raise KluebookError(
-                f"the server at {self.base_url} gives no token log-probabilities for "
-                f"{self.model!r} (completions with echo and logprobs): rank mode needs them; "
-                "mode 'generate' works with this server"
+            raise UnusableAnswer(
+                f"no token log-probabilities for {model_id(self.model)!r} (completions with "
+                "echo and logprobs), which rank mode needs; mode 'generate' works with a "
+                "server that gives none"
             )
         return {"logprob": score}
+
+
+def _first_choice(response):
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise UnusableAnswer("an answer with no choices")
+    return choices[0]
 
 
 def echoed_logprob(logprobs, start: int, end: int) -> float | None:
