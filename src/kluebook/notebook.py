@@ -303,6 +303,7 @@ def finish_prompted_run(
             "demonstration_seed": parameters["seed"],
             "mode": mode,
             "template_digest": fingerprints.template_digest(run.task),
+            "cut_reasoning": template.cut_reasoning,
             "unparsable": answers.unparsable,
             "backend": asked,
             "first_prompt": answers.first_prompt,

@@ -5,11 +5,16 @@ repeated answer prefix are dropped, and the answer ends at its first blank line 
 goes on to write a next example has finished its answer there). What the body must look like
 is the task's rule; a body that breaks it is unreadable (None), never guessed at.
 
+Before that, a reasoning model's trace (`<think>…</think>` and the like) is cut from the
+answer (`without_reasoning`), unless the template turns that off (`cut_reasoning: false`); the
+raw answer, trace included, is what the predictions keep.
+
 A ranked answer is the log-likelihood of each choice of a closed set; `choice_probabilities`
 turns them into probabilities over that set, in the order of the choices.
 """
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +31,25 @@ UNREADABLE = "(unparsable)"
 def own_template(module_file: str) -> PromptTemplate:
     """The template beside a task's `prompting.py` (pass its `__file__`)."""
     return load_template(Path(module_file).with_name(TEMPLATE_FILE))
+
+
+# The tags reasoning models wrap their trace in (`think` for DeepSeek-R1, QwQ and Qwen3).
+TRACE_TAGS = "think|thinking|reasoning"
+CLOSED_TRACE = re.compile(rf"<({TRACE_TAGS})>.*?</\1>", re.DOTALL)
+TRACE_END = re.compile(rf"</(?:{TRACE_TAGS})>")
+TRACE_START = re.compile(rf"<(?:{TRACE_TAGS})>")
+
+
+def without_reasoning(text: str) -> str:
+    """`text` without its reasoning trace: each closed `<think>…</think>` dropped, then what
+    precedes a closing tag left alone (its opening tag was the prompt's, as some chat templates
+    write it), and what follows an opening tag never closed (the budget ran out mid-thought)."""
+    text = CLOSED_TRACE.sub("", text)
+    ends = list(TRACE_END.finditer(text))
+    if ends:
+        text = text[ends[-1].end() :]
+    start = TRACE_START.search(text)
+    return text[: start.start()] if start else text
 
 
 def answer_body(text: str, prefix: str) -> str:

@@ -16,10 +16,11 @@ below the task folders, which import it.
 from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from string import Formatter
 from typing import Literal, Protocol
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from kluebook.errors import KluebookError
 
@@ -53,6 +54,31 @@ class PromptTemplate(BaseModel):
     query: str  # a str.format layout of an item's fields
     answer_prefix: str = "답:"
     max_new_tokens: int = 32  # generation budget of the `generate` mode
+    cut_reasoning: bool = True  # a reasoning trace (`<think>…</think>`) is not read as answer
+
+    @field_validator("query")
+    @classmethod
+    def _placeholders_are_names(cls, query: str) -> str:
+        query_fields(query)
+        return query
+
+    @property
+    def fields(self) -> set[str]:
+        """The item fields the query names."""
+        return query_fields(self.query)
+
+
+def query_fields(query: str) -> set[str]:
+    """The field names of a `str.format` layout; a ValueError for braces that do not close and
+    for a placeholder that is not a plain name (`{}`, `{0}`, `{a.b}`, `{a[0]}`)."""
+    try:
+        names = [name for _, name, _, _ in Formatter().parse(query) if name is not None]
+    except ValueError as error:
+        raise ValueError(f"{error}: write {{{{ and }}}} for a literal brace") from None
+    for name in names:
+        if not name.isidentifier():
+            raise ValueError(f"the placeholder {{{name}}} is not a field's name")
+    return set(names)
 
 
 class TaskPrompting(Protocol):

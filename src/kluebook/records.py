@@ -74,6 +74,7 @@ class Prompted(BaseModel):
     demonstration_seed: int  # the seed of that draw
     mode: Literal["rank", "generate"]
     template_digest: str  # SHA-256 of the task's prompt.yaml
+    cut_reasoning: bool = True  # a reasoning trace was cut before answers were read
     unparsable: int  # answers the task's parser could not read, scored as wrong
     backend: dict[str, Any]  # the backend's provenance, no path of this machine
     first_prompt: str  # the first dev item's prompt as the model was given it

@@ -11,6 +11,7 @@ from kluebook import fingerprints
 from kluebook.checkpoints import check_model
 from kluebook.data import data_dir_for, hub_dataset_revision
 from kluebook.errors import KluebookError
+from kluebook.paths import ROOT
 from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.server_lm import DEFAULT_OPTIONS, ServerOptions, ask_served_model
@@ -88,6 +89,8 @@ def plan(
     method = matrix.get("method", fingerprints.FINE_TUNED)
     if base_url and method != fingerprints.PROMPTED:
         raise KluebookError("--base-url is for prompted runs (--method prompted)")
+    for model in models or matrix["models"]:
+        check_model_name(model)
     specs = []
     for name in tasks or available_tasks():
         task = get_task(name)
@@ -116,6 +119,18 @@ def plan(
                         )
                     )
     return specs
+
+
+def check_model_name(model: str) -> None:
+    """A model named by a relative path stays inside the book root (a run links it into its
+    scratch folder, and a local folder's files are hashed into its name); an absolute folder
+    may be anywhere."""
+    path = Path(model)
+    if not path.is_absolute() and not (ROOT / path).resolve().is_relative_to(ROOT.resolve()):
+        raise KluebookError(
+            f"model {model!r}: a relative path that leads outside the book root; give the "
+            "folder's absolute path"
+        )
 
 
 def check_parameters(

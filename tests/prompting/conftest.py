@@ -88,6 +88,17 @@ def tiny_lm(prompted_task, split_items, tmp_path_factory):
 def causal_folder(tmp_path_factory):
     """The tiny causal LM built on NLI's smoke text and saved in a folder of its own, as a
     user's local model is (no task of the tests' own is registered for it)."""
+    return nli_causal_lm(tmp_path_factory, seed=0)
+
+
+@pytest.fixture(scope="package")
+def other_causal_folder(tmp_path_factory):
+    """Another model of `causal_folder`'s shape and vocabulary, its weights drawn by another
+    seed: what a server restarted with other weights under the same name answers with."""
+    return nli_causal_lm(tmp_path_factory, seed=1)
+
+
+def nli_causal_lm(tmp_path_factory, seed: int) -> Path:
     from kluebook.prompting import tiny_causal_lm
 
     data = get_task("nli").module.generate(seed=0, train_size=40, dev_size=12)
@@ -96,5 +107,5 @@ def causal_folder(tmp_path_factory):
     ]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tiny_causal_lm, "CACHE", tmp_path_factory.mktemp("cache"))
-        built = tiny_causal_lm.build_tiny_causal_lm(texts)
-    return Path(shutil.copytree(built, tmp_path_factory.mktemp("models") / "tiny-causal"))
+        built = tiny_causal_lm.build_tiny_causal_lm(texts, seed=seed)
+    return Path(shutil.copytree(built, tmp_path_factory.mktemp("models") / f"tiny-causal-{seed}"))

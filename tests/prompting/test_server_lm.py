@@ -3,7 +3,7 @@ LM, started by the test on the loopback address, behind a counting proxy of the 
 
 A generate sweep is cut mid-way (the server is killed after a few answers), fails in one line,
 and is resumed against a new server with no answered request asked again; a rerun asks
-nothing at all. The API key reaches the server and nothing else."""
+nothing but the server's model listing. The API key reaches the server and nothing else."""
 
 from pathlib import Path
 
@@ -15,7 +15,8 @@ from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.local_server import TransformersServer
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
-from kluebook.prompting.server_lm import ServerLM
+from kluebook.prompting.server_lm import ServerLM, ServerOptions
+from kluebook.provenance import model_id
 
 from .serving import CountingProxy, prompt_of
 
@@ -41,9 +42,8 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     items, cache = dev[:8], tmp_path / "cache" / "responses.sqlite"
 
     def backend(proxy):
-        return ServerLM(
-            proxy.base_url, str(served_folder), cache, concurrency=2, timeout=60, max_retries=1
-        )
+        options = ServerOptions(concurrency=2, timeout=60, retries=1)
+        return ServerLM(proxy.base_url, str(served_folder), cache, options=options)
 
     def sweep(proxy):
         return answer_items(backend(proxy), template, prompting, items, train[:2], "generate")
@@ -53,7 +53,7 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     with pytest.raises(KluebookError) as error:
         sweep(cut)
     message = str(error.value)
-    assert message.startswith(f"the server at {cut.base_url} does not answer"), message
+    assert message.startswith("the server (--base-url) does not answer"), message
     assert "\n" not in message and SECRET not in message
     answered_first = {prompt_of(body) for body in cut.answered}
     assert 3 <= len(answered_first) < len(items)  # cut mid-sweep (a request in flight may land)
@@ -67,9 +67,9 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     assert len(answers.predictions) == len(items)
     assert answers.first_prompt.endswith(f"제목: {items[0].fields['title']}\n주제:")
 
-    # A rebuild asks nothing: the same answers with no server at all.
-    second.stop()
+    # A rebuild asks nothing but which model the server runs: the same answers from the cache.
     rebuilt = answer_items(backend(resumed), template, prompting, items, train[:2], "generate")
+    second.stop()
     assert rebuilt == answers
     assert len(resumed.answered) == len(asked_again)
 
@@ -95,9 +95,10 @@ def test_the_served_model_answers_as_the_local_backend_does(
     finally:
         server.stop()
     assert str(error.value) == (
-        f"the server at {proxy.base_url} gives no token log-probabilities for "
-        f"'{served_folder}' (completions with echo and logprobs): rank mode needs them; "
-        "mode 'generate' works with this server"
+        "the server (--base-url) gave no usable answer in 3 tries: no token log-probabilities "
+        f"for '{model_id(str(served_folder))}' (completions with echo and logprobs), which rank "
+        "mode needs; mode 'generate' works with a server that gives none; nothing of it is "
+        "kept, so a rerun asks again"
     )
     # The completions endpoint takes the plain prompt: what the local model writes after it.
     plain = [render_prompt(template, train[:2], item) for item in dev[:4]]
@@ -112,10 +113,10 @@ def test_a_server_that_does_not_answer_is_one_line(tmp_path):
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    lm = ServerLM(f"http://127.0.0.1:{port}/v1", "m", tmp_path / "c.sqlite", max_retries=0)
     with pytest.raises(KluebookError) as error:
-        lm.generate(["제목: 리그 개막\n주제:"], 4)
+        url, options = f"http://127.0.0.1:{port}/v1", ServerOptions(retries=0)
+        ServerLM(url, "m", tmp_path / "c.sqlite", options=options)
     assert str(error.value) == (
-        f"the server at http://127.0.0.1:{port}/v1 does not answer (APIConnectionError): "
+        "the server (--base-url) does not answer (APIConnectionError, 1 try of up to 60 s): "
         "is it running, and is that its address?"
     )

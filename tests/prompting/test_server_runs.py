@@ -2,7 +2,8 @@
 --base-url`: `transformers serve` over the tiny causal LM, started by the test on the loopback
 address, behind the counting relay. The run is named `server`; the API key reaches the server
 and no file the run leaves, nor does the server's address; a rerun is skipped, and a forced one
-is answered by the response cache alone, to the same predictions, asking the server nothing."""
+asks every answer afresh, to the same predictions. Another model served under the same name
+stales the run, which asks that model again."""
 
 import json
 from pathlib import Path
@@ -51,22 +52,26 @@ def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_n
         server.stop()
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     assert "1 succeeded, 0 skipped (up to date), 0 failed" in first.stdout
-    assert asked == len(proxy.answered) == 4  # one generated answer per dev item
+    assert asked == 4  # one generated answer per dev item
     assert proxy.authorizations == {f"Bearer {SECRET}"}
     assert "0 succeeded, 1 skipped (up to date), 0 failed" in again.stdout, again.stdout
-    # Executed again, and answered by the cache alone: the server was asked nothing more.
+    # Executed again, and every answer asked afresh: to the same predictions.
     assert "1 succeeded, 0 skipped (up to date), 0 failed" in forced.stdout, forced.stdout
-    assert proxy.received == asked and predictions.read_text() == answered
+    assert proxy.received == len(proxy.answered) == 2 * asked
+    assert predictions.read_text() == answered
 
     record = json.loads(predictions.with_name(f"{stem}.json").read_text())
     assert record["method"] == "prompted" and record["config"] == CONFIG
     assert record["parameters"]["base_url"] == provenance.SERVER
     assert record["model_revision"] == "the server's"
-    assert record["prompted"]["backend"] == {
+    backend = record["prompted"]["backend"]
+    assert {k: backend[k] for k in ("backend", "model", "endpoint")} == {
         "backend": "openai-compatible server",
         "model": provenance.model_id(str(causal_folder)),
         "endpoint": "chat",
     }
+    assert backend["served_model"]["identity"] == record["parameters"]["served_model"]
+    assert backend["options"] == {"timeout": 60.0, "retries": 2, "concurrency": 4, "reask": True}
     assert record["predictions"] == str(predictions.relative_to(root))
     assert len({json.loads(line)["guid"] for line in answered.splitlines()}) == 4
 
@@ -78,3 +83,32 @@ def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_n
         content = file.read_bytes()
         assert SECRET.encode() not in content, file
         assert proxy.base_url.encode() not in content, file
+
+
+def test_another_model_served_under_the_same_name_stales_the_run_and_is_asked_again(
+    kluebook, new_book, causal_folder, other_causal_folder, tmp_path
+):
+    root = new_book(tmp_path / "book")
+    chosen = [
+        *("--method", "prompted", "--tasks", "nli", "--seeds", "1", "--models", "llm"),
+        *("--set", "shots=2", "--set", "mode=generate", "--set", "dev_limit=4"),
+    ]
+    record = root / "results" / "smoke" / "nli" / f"llm-{CONFIG}-seed1.json"
+    answered = {}
+    for name, folder in (("a", causal_folder), ("b", other_causal_folder)):
+        with TransformersServer(folder, tmp_path / f"server-{name}.log") as server:
+            proxy = CountingProxy(server, alias="llm")
+            address = ("--base-url", proxy.base_url)
+            before = kluebook(root, "status", *chosen, *address)
+            ran = kluebook(root, "run", *chosen, *address, "--quiet")
+            after = kluebook(root, "status", *chosen, *address)
+        assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+        assert len(proxy.answered) == 4, name  # every answer asked of this model
+        assert "1 current" in after.stdout, after.stdout
+        answered[name] = (before.stdout, json.loads(record.read_text()))
+    assert "1 missing" in answered["a"][0]
+    assert "stale (served model changed)" in answered["b"][0], answered["b"][0]
+    first, second = answered["a"][1], answered["b"][1]
+    assert first["parameters"]["served_model"] != second["parameters"]["served_model"]
+    assert second["prompted"]["backend"]["served_model"]["listed"]
+    assert first["prompted"]["first_answer"] != second["prompted"]["first_answer"]

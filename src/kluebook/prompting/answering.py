@@ -6,7 +6,8 @@ Two ways of answering (a template's `mode`):
   (the sum of the log-probabilities of the choice's tokens) goes to the task's
   `rank_prediction`, which picks the answer (and keeps the scores where a metric needs them);
 - `generate`: the greedy continuation of the prompt, up to the template's `max_new_tokens`,
-  goes to the task's `parse_answer`; an answer it cannot read is scored as the task's
+  goes, its reasoning trace cut (`without_reasoning`), to the task's `parse_answer`; an
+  answer it cannot read is scored as the task's
   `fallback_prediction` (always wrong) and counted.
 
 The model is any `LanguageModel`: a local causal LM (`local_lm`) or a server (`server_lm`).
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from kluebook.errors import KluebookError
+from kluebook.prompt_answers import without_reasoning
 from kluebook.prompt_items import PromptItem, PromptTemplate, TaskPrompting
 from kluebook.prompting.render import render_prompt
 
@@ -65,7 +67,9 @@ def answer_items(
     raw = model.generate(prompts, template.max_new_tokens)
     predictions, unparsable = [], 0
     for item, text in zip(items, raw, strict=True):
-        line = prompting.parse_answer(item, text)
+        line = prompting.parse_answer(
+            item, without_reasoning(text) if template.cut_reasoning else text
+        )
         if line is None:
             unparsable += 1
             line = prompting.fallback_prediction(item)

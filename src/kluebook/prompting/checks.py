@@ -7,11 +7,13 @@ run can know (the train split's size, the prompts' lengths, the server's answers
 where the run learns it, in one line too (`demonstrations`, `local_lm`, `server_lm`).
 """
 
+from functools import cache
 from pathlib import Path
 
 from kluebook.errors import KluebookError
-from kluebook.prompt_items import PromptTemplate
+from kluebook.prompt_items import TEMPLATE_FILE, PromptTemplate
 from kluebook.prompting.registry import task_prompting
+from kluebook.tasks import get_task
 from kluebook.tiny_model import TINY_CAUSAL_LM
 
 ANSWER_MODES = ("rank", "generate")
@@ -34,6 +36,12 @@ def check_prompted_parameters(task, extra: dict) -> None:
     """A prompted run of `task` with the parameters `extra`: its template is there and valid,
     its mode one it can answer in, and `shots` within `train_limit` where one is set."""
     template, _ = task_prompting(task.name)  # one line for a missing or an invalid template
+    unknown = template.fields - item_fields(task.name)
+    if unknown:
+        raise KluebookError(
+            f"{task.name}'s {TEMPLATE_FILE}: the query names {', '.join(sorted(unknown))}, "
+            f"which its items do not have (they have: {', '.join(sorted(item_fields(task.name)))})"
+        )
     check_mode(task.name, template, extra.get("mode") or "")
     shots, limit = extra.get("shots") or 0, extra.get("train_limit") or 0
     if limit and shots > limit:
@@ -41,6 +49,14 @@ def check_prompted_parameters(task, extra: dict) -> None:
             f"shots={shots} is more than the {limit} train items of train_limit={limit}: "
             f"use at most {limit}"
         )
+
+
+@cache
+def item_fields(task_name: str) -> set[str]:
+    """The fields a task's prompt items fill, read off its first generated dev item."""
+    _, prompting = task_prompting(task_name)
+    first = get_task(task_name).module.generate(seed=0)["dev"][:1]
+    return set(prompting.prompt_items(first)[0].fields)
 
 
 def check_prompted_models(models: set[str]) -> None:

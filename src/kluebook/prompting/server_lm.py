@@ -161,7 +161,7 @@ def _calling(model: str, options: ServerOptions, call):
         except (openai.APIConnectionError, openai.APITimeoutError) as error:
             raise KluebookError(
                 f"the server (--base-url) does not answer ({type(error).__name__}, "
-                f"{options.retries + 1} tries of up to {options.timeout:g} s): is it running, "
+                f"{_tries(options)} of up to {options.timeout:g} s): is it running, "
                 "and is that its address?"
             ) from None
         except openai.AuthenticationError:
@@ -188,9 +188,13 @@ def _calling(model: str, options: ServerOptions, call):
         if attempt < options.retries:
             time.sleep(min(8.0, 0.5 * 2**attempt))
     raise KluebookError(
-        f"the server (--base-url) gave no usable answer in {options.retries + 1} tries: "
+        f"the server (--base-url) gave no usable answer in {_tries(options)}: "
         f"{problem}; nothing of it is kept, so a rerun asks again"
     )
+
+
+def _tries(options: ServerOptions) -> str:
+    return "1 try" if options.retries == 0 else f"{options.retries + 1} tries"
 
 
 def _reason(status: int) -> str:
