@@ -99,15 +99,22 @@ def test_shots_beyond_a_train_limit_and_rank_for_a_generated_task_say_so(klueboo
 
 @pytest.fixture(scope="module")
 def untemplated_tasks(tmp_path_factory) -> Path:
-    """Two tasks of their own (copies of YNAT): one with no prompt template, one whose template
-    has a key no template has."""
+    """Tasks of their own (copies of YNAT): one with no prompt template, one whose template has a
+    key no template has, one whose query leaves a brace open, one whose query names a field
+    its items do not have."""
     extra = tmp_path_factory.mktemp("untemplated")
     ynat = get_task("ynat").folder
-    for name in ("bare", "typo"):
-        shutil.copytree(ynat, extra / name, ignore=shutil.ignore_patterns("__pycache__", "prompt*"))
     template = (ynat / "prompt.yaml").read_text(encoding="utf-8")
-    (extra / "typo" / "prompt.yaml").write_text(template + "temperature: 0.7\n", encoding="utf-8")
-    shutil.copy(ynat / "prompting.py", extra / "typo" / "prompting.py")
+    templates = {
+        "typo": template + "temperature: 0.7\n",
+        "brace": template.replace("{title}", "{title"),
+        "field": template.replace("{title}", "{headline}"),
+    }
+    for name in ("bare", *templates):
+        shutil.copytree(ynat, extra / name, ignore=shutil.ignore_patterns("__pycache__", "prompt*"))
+    for name, text in templates.items():
+        (extra / name / "prompt.yaml").write_text(text, encoding="utf-8")
+        shutil.copy(ynat / "prompting.py", extra / name / "prompting.py")
     return extra
 
 
@@ -119,6 +126,14 @@ def test_a_task_without_a_valid_template_is_one_line(kluebook, book, untemplated
     )
     typo = kluebook(book, "run", "--method", "prompted", "--tasks", "typo", "--dry-run", env=env)
     assert_one_line_error(typo, "typo/prompt.yaml: not a valid prompt template", "temperature")
+    brace = kluebook(book, "run", "--method", "prompted", "--tasks", "brace", "--dry-run", env=env)
+    assert_one_line_error(
+        brace, "brace/prompt.yaml: not a valid prompt template", "write {{ and }} for a literal"
+    )
+    field = kluebook(book, "run", "--method", "prompted", "--tasks", "field", "--dry-run", env=env)
+    assert_one_line_error(
+        field, "field's prompt.yaml: the query names headline, which its items do not have"
+    )
 
 
 def test_a_model_without_a_tokenizer_is_one_line_before_any_run(
@@ -145,22 +160,38 @@ def test_shots_beyond_the_train_split_fail_the_run_in_one_line(kluebook, scratch
     )
 
 
-@pytest.mark.slow
-def test_a_server_that_does_not_answer_fails_the_run_in_one_line(kluebook, scratch_book):
+def test_a_server_that_does_not_answer_is_one_line_before_any_run(kluebook, book):
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{free.getsockname()[1]}/v1"
     result = kluebook(
-        scratch_book,
+        book,
         *PROMPTED_NLI,
-        *("--models", "served-model", "--base-url", url, "--seeds", "1"),
-        *("--set", "shots=0", "--set", "mode=generate", "--set", "dev_limit=2", "--quiet"),
+        *("--models", "served-model", "--base-url", url, "--retries", "0"),
+        *("--set", "shots=0", "--set", "mode=generate"),
     )
-    assert_failed_in_one_line(
-        scratch_book,
-        result,
-        f"the server at {url} does not answer (APIConnectionError): is it running",
+    assert_one_line_error(
+        result, "the server (--base-url) does not answer (APIConnectionError, 1 try of up to 60 s)"
     )
+    assert not (book / "results").exists()
+
+
+def test_a_model_path_outside_the_book_root_is_one_line_before_any_run(kluebook, book):
+    result = kluebook(book, *PROMPTED_NLI, "--models", "../../../etc", "--dry-run")
+    assert_one_line_error(
+        result, "model '../../../etc': a relative path that leads outside the book root"
+    )
+    assert not list(book.parent.glob("*etc*"))
+
+
+def test_a_damaged_response_cache_is_one_line_before_any_run(kluebook, new_book, tmp_path):
+    root = new_book(tmp_path / "book")
+    cache = root / ".cache" / "prompting" / "responses.sqlite"
+    cache.parent.mkdir(parents=True)
+    cache.write_bytes(bytes(range(256)) * 64)
+    result = kluebook(root, *PROMPTED_NLI, "--models", "m", "--base-url", "http://127.0.0.1:9/v1")
+    assert_one_line_error(result, "prompting/responses.sqlite: not a readable response cache")
+    assert "remove it to start afresh" in result.stderr
 
 
 @pytest.mark.slow

@@ -2,6 +2,8 @@
 committed whole as it arrives, so a process killed mid-sweep leaves every answer it had."""
 
 import os
+import random
+import sqlite3
 import subprocess
 import sys
 
@@ -62,3 +64,21 @@ def test_a_file_that_is_not_a_cache_is_one_line(tmp_path):
         ResponseCache(path)
     assert str(error.value).startswith(f"{path}: not a readable response cache")
     assert "\n" not in str(error.value)
+
+
+def test_a_cache_damaged_in_the_middle_is_found_when_it_is_opened(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    cache = ResponseCache(path)
+    for index in range(300):
+        cache.put(request_key({"prompt": str(index)}), {"text": "답 " * 100 + str(index)})
+    cache.close()
+    sqlite3.connect(path).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+    size = path.stat().st_size
+    page = 4096 * (size // 4096 // 2)  # a page in the middle: the header is intact
+    with path.open("r+b") as file:
+        file.seek(page)
+        file.write(random.Random(0).randbytes(4096))
+    with pytest.raises(KluebookError) as error:
+        ResponseCache(path)
+    assert str(error.value).startswith(f"{path}: not a readable response cache")
+    assert "remove it to start afresh" in str(error.value)
