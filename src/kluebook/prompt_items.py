@@ -53,6 +53,9 @@ class PromptTemplate(BaseModel):
     query: str  # a str.format layout of an item's fields
     answer_prefix: str = "답:"
     max_new_tokens: int = 32  # generation budget of the `generate` mode
+    # How `rank` mode ranks the choices: by log-likelihood, or by log-likelihood per character
+    # of the choice (a length normalisation).
+    rank_normalisation: Literal["none", "per_character"] = "none"
 
 
 class TaskPrompting(Protocol):

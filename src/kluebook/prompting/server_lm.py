@@ -11,15 +11,20 @@ request body, so never into the cache, a record or an error message.
 `generate` asks the chat endpoint (the server applies the model's chat template) or, with
 `chat=False`, the completions endpoint with the plain prompt. Rank mode needs the
 log-probabilities of the prompt's own tokens: the completions endpoint with `echo` and
-`logprobs`. A server that does not give them is refused in one line that says `generate` works.
+`logprobs`, asked for the prompt alone and for the prompt with each answer, so that the echoed
+tokens apply the rank rule (`conditioning_length`) as the local backend does. A server that does
+not give them is refused in one line that says `generate` works.
 """
 
+import hashlib
+import json
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kluebook.errors import KluebookError
+from kluebook.prompting.answering import RankScores, conditioning_length
 from kluebook.prompting.response_cache import DEFAULT_PATH, ResponseCache, request_key
 
 API_KEY_VARIABLES = ("KLUEBOOK_OPENAI_API_KEY", "OPENAI_API_KEY")
@@ -81,20 +86,26 @@ class ServerLM:
             requests = [{"endpoint": "completions", "prompt": p, **decoding} for p in prompts]
         return [answer["text"] for answer in self._answers(requests)]
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
+    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
+        """The echoes of each prompt alone and with each of its answers, scored by the rank
+        rule (`echoed_scores`)."""
         bodies = [
             {
                 "endpoint": "completions",
-                "prompt": prompt + answer,
-                "answer_from": len(prompt),  # where the scored text starts (not sent)
+                "prompt": text,
+                "answer_from": len(prompt),  # where an answer starts (not sent)
                 "echo": True,
                 "logprobs": 1,
                 "max_tokens": 1,
                 "temperature": 0.0,
             }
-            for prompt, answer in requests
+            for prompt, answers in requests
+            for text in (prompt, *(prompt + answer for answer in answers))
         ]
-        return [answer["logprob"] for answer in self._answers(bodies)]
+        echoes = iter(self._answers(bodies))
+        return [
+            echoed_scores(next(echoes), [next(echoes) for _ in answers]) for _, answers in requests
+        ]
 
     def _answers(self, requests: list[dict]) -> list[dict]:
         """The answer of every request: from the cache, else asked and kept as it arrives."""
@@ -149,24 +160,53 @@ class ServerLM:
             ) from None
         if "answer_from" not in request:
             return {"text": response.choices[0].text}
-        score = echoed_logprob(
-            response.choices[0].logprobs, request["answer_from"], len(body["prompt"])
-        )
-        if score is None:
+        choice = response.choices[0]
+        echo = echoed_tokens(choice.logprobs, request["answer_from"], response.usage)
+        if echo is None:
             raise KluebookError(
                 f"the server at {self.base_url} gives no token log-probabilities for "
                 f"{self.model!r} (completions with echo and logprobs): rank mode needs them; "
                 "mode 'generate' works with this server"
             )
-        return {"logprob": score}
+        return echo
 
 
-def echoed_logprob(logprobs, start: int, end: int) -> float | None:
-    """The sum of the echoed log-probabilities of the prompt's tokens that start within
-    `prompt[start:end]` (the answer); None when the response carries none for them."""
-    offsets = getattr(logprobs, "text_offset", None) or []
-    values = getattr(logprobs, "token_logprobs", None) or []
-    scored = [v for o, v in zip(offsets, values, strict=False) if start <= o < end]
-    if not scored or any(value is None for value in scored):
+# Of an echo, a rank answer keeps the tokens from this many characters before the answer (far
+# more than a token spans) and a digest of those before: the rank rule needs no more.
+ECHO_WINDOW = 128
+
+
+def echoed_tokens(logprobs, answer_from: int, usage=None) -> dict | None:
+    """What the cache keeps of an echo (completions with `echo`, `logprobs` and `max_tokens`
+    1): the tokens of the text sent from `ECHO_WINDOW` characters before `answer_from` (by
+    their `text_offset`), their log-probabilities, and how many came before and their digest.
+    The text sent is `usage.prompt_tokens` tokens long where the server says, else all but the
+    one generated. None when the echo carries no log-probability for a token it must."""
+    tokens = list(getattr(logprobs, "tokens", None) or [])
+    values = list(getattr(logprobs, "token_logprobs", None) or [])
+    offsets = list(getattr(logprobs, "text_offset", None) or [])
+    sent = getattr(usage, "prompt_tokens", None) or len(tokens) - 1
+    if not 0 < sent <= len(tokens) or len(values) != len(tokens) or len(offsets) != len(tokens):
         return None
-    return float(sum(scored))
+    start = next((i for i in range(sent) if offsets[i] >= answer_from - ECHO_WINDOW), sent)
+    if any(not isinstance(value, int | float) for value in values[max(start, 1) : sent]):
+        return None  # the first token has none: nothing comes before it
+    before = hashlib.sha256(json.dumps(tokens[:start]).encode()).hexdigest()
+    return {
+        "before": [start, before],
+        "tokens": tokens[start:sent],
+        "logprobs": values[start:sent],
+    }
+
+
+def echoed_scores(prompt: dict, wholes: list[dict]) -> RankScores:
+    """The rank rule on the kept echoes of a prompt and of its whole texts (prompt and answer):
+    each answer's score is the sum of its whole text's log-probabilities after the tokens all
+    share."""
+    if any(whole["before"] != prompt["before"] for whole in wholes):
+        raise KluebookError(
+            f"the echoed tokens of a prompt and its answers differ more than {ECHO_WINDOW} "
+            "characters before the answer: rank mode cannot score them"
+        )
+    length, crossings = conditioning_length(prompt["tokens"], [w["tokens"] for w in wholes])
+    return RankScores([float(sum(w["logprobs"][length:])) for w in wholes], crossings)
