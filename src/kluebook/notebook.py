@@ -311,6 +311,9 @@ def finish_prompted_run(
             "first_parsed": answers.predictions[0],
         },
     }
+    if mode == "rank":
+        facts["prompted"]["rank_normalisation"] = template.rank_normalisation
+        facts["prompted"]["boundary_crossings"] = answers.boundary_crossings
     return write_outcome(run, gold, answers.predictions, counts, facts)
 
 

@@ -55,6 +55,9 @@ class PromptTemplate(BaseModel):
     answer_prefix: str = "답:"
     max_new_tokens: int = 32  # generation budget of the `generate` mode
     cut_reasoning: bool = True  # a reasoning trace (`<think>…</think>`) is not read as answer
+    # How `rank` mode ranks the choices: by log-likelihood, or by log-likelihood per character
+    # of the choice (a length normalisation).
+    rank_normalisation: Literal["none", "per_character"] = "none"
 
     @field_validator("query")
     @classmethod

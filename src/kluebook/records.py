@@ -80,6 +80,10 @@ class Prompted(BaseModel):
     first_prompt: str  # the first dev item's prompt as the model was given it
     first_answer: str  # its raw answer
     first_parsed: dict[str, Any]  # its prediction line
+    # Rank mode only: how the choices were ranked (the template's `rank_normalisation`), and
+    # the requests whose whole text's tokens crossed the prompt's end.
+    rank_normalisation: Literal["none", "per_character"] | None = None
+    boundary_crossings: int | None = None
 
 
 class Outcome(BaseModel):

@@ -4,15 +4,16 @@ import pytest
 
 from kluebook.errors import KluebookError
 from kluebook.prompt_items import PromptItem
-from kluebook.prompting.answering import answer_items, continuation
+from kluebook.prompting.answering import RankScores, answer_items, continuation
 from kluebook.prompting.registry import task_prompting
 
 
 class ScriptedModel:
     """Answers from a script and keeps what it was asked."""
 
-    def __init__(self, answers=(), scores=None):
+    def __init__(self, answers=(), scores=None, crossings=0):
         self.answers, self.scores, self.asked = list(answers), scores or {}, []
+        self.crossings = crossings
 
     def model_input(self, text):
         return f"<turn>{text}"
@@ -23,7 +24,10 @@ class ScriptedModel:
 
     def loglikelihoods(self, requests):
         self.asked.append(("rank", list(requests)))
-        return [self.scores.get(answer.strip(), -10.0) for _, answer in requests]
+        return [
+            RankScores([self.scores.get(a.strip(), -10.0) for a in answers], self.crossings)
+            for _, answers in requests
+        ]
 
 
 def test_unreadable_answers_are_scored_as_the_fallback_and_counted(prompted_task, split_items):
@@ -48,14 +52,30 @@ def test_unreadable_answers_are_scored_as_the_fallback_and_counted(prompted_task
 def test_rank_mode_asks_every_choice_after_every_prompt(prompted_task, split_items):
     template, prompting = task_prompting(prompted_task)
     _, dev = split_items
-    model = ScriptedModel(scores={"세계": -1.0, "경제": -2.0})
+    model = ScriptedModel(scores={"세계": -1.0, "경제": -2.0}, crossings=3)
     answers = answer_items(model, template, prompting, dev[:2], [])
     ((_, requests),) = model.asked
-    assert len(requests) == 2 * 7
-    assert [answer for _, answer in requests[:7]] == [f" {c}" for c in dev[0].choices]
-    assert answers.predictions == [{"guid": item.key, "label": "세계"} for item in dev[:2]]
-    assert answers.choice_logprobs[0]["경제"] == -2.0 and answers.raw_answers == ["세계", "세계"]
-    assert answers.unparsable == 0
+    assert [answers for _, answers in requests] == [
+        [f" {c}" for c in item.choices] for item in dev[:2]
+    ]
+    logprobs = {c: {"세계": -1.0, "경제": -2.0}.get(c, -10.0) for c in dev[0].choices}
+    assert answers.predictions == [
+        {"guid": item.key, "label": "세계", "choice_logprobs": logprobs} for item in dev[:2]
+    ]
+    assert answers.choice_logprobs == [logprobs, logprobs] and answers.raw_answers == ["세계"] * 2
+    assert answers.unparsable == 0 and answers.boundary_crossings == 6
+
+
+def test_a_template_may_rank_by_log_likelihood_per_character(prompted_task, split_items):
+    template, prompting = task_prompting(prompted_task)
+    _, dev = split_items
+    scores = {"생활문화": -4.0, "세계": -3.0}  # -1.0 and -1.5 a character
+    for normalisation, best in (("none", "세계"), ("per_character", "생활문화")):
+        ranked = template.model_copy(update={"rank_normalisation": normalisation})
+        answers = answer_items(ScriptedModel(scores=scores), ranked, prompting, dev[:1], [])
+        assert answers.raw_answers == [best] and answers.predictions[0]["label"] == best
+        assert answers.predictions[0]["choice_logprobs"]["생활문화"] == -4.0  # not normalised
+    assert template.rank_normalisation == "none"  # the default
 
 
 def test_an_answer_follows_a_space_unless_the_prompt_ends_in_one():

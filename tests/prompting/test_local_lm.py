@@ -42,17 +42,18 @@ def test_a_rank_score_is_the_sum_of_the_choice_tokens_log_probabilities(tiny_lm,
         torch.log_softmax(logits[position - 1], dim=-1)[whole[position]].item()
         for position in range(len(context), len(whole))
     )
-    (score,) = tiny_lm.loglikelihoods([(prompt, answer)])
+    ((score,),) = [found.logprobs for found in tiny_lm.loglikelihoods([(prompt, [answer])])]
     assert score == pytest.approx(by_hand, abs=1e-4)
     assert score < 0
 
 
 def test_batched_scores_and_generations_equal_one_at_a_time(prompted_task, tiny_lm, prompts):
-    requests = [(p, continuation(p, choice)) for p in prompts for choice in ("정치", "IT과학")]
-    batched = tiny_lm.loglikelihoods(requests)
+    requests = [(p, [continuation(p, choice) for choice in ("정치", "IT과학")]) for p in prompts]
+    batched = [found.logprobs for found in tiny_lm.loglikelihoods(requests)]
     generated = tiny_lm.generate(prompts, 6)
     alone = LocalCausalLM(tiny_lm_folder(tiny_lm), "tiny", device="cpu", batch_size=1)
-    assert alone.loglikelihoods(requests) == pytest.approx(batched, abs=1e-4)
+    one_at_a_time = [found.logprobs for found in alone.loglikelihoods(requests)]
+    assert one_at_a_time == [pytest.approx(scores, abs=1e-4) for scores in batched]
     assert alone.generate(prompts, 6) == generated
     assert len(set(generated)) > 1 and all(generated)  # real text, one per prompt
 
@@ -67,7 +68,9 @@ def test_rank_mode_hands_each_items_choice_scores_to_the_task(prompted_task, tin
         dev[:4], answers.predictions, answers.choice_logprobs, strict=True
     ):
         assert set(scores) == set(item.choices)
-        assert line == {"guid": item.key, "label": max(scores, key=scores.get)}
+        label = max(scores, key=scores.get)
+        assert line == {"guid": item.key, "label": label, "choice_logprobs": scores}
+    assert answers.boundary_crossings == 0  # WordPiece tokens stop at the space
     assert answers.raw_answers == [line["label"] for line in answers.predictions]
     # The run page's prompt: the chat turn around every demonstration and the first query.
     assert answers.first_prompt.startswith("<|im_start|>user\n다음 뉴스 제목의 주제를 고르세요.")
@@ -109,7 +112,7 @@ def test_a_context_too_short_for_the_prompt_says_by_how_much(tiny_lm, prompts, t
         "of short-model: use fewer shots or a model with a longer context"
     )
     with pytest.raises(KluebookError, match=r"request 1 \(prompt and answer\) is \d+ tokens, "):
-        short.loglikelihoods([(prompts[0], " 정치")])
+        short.loglikelihoods([(prompts[0], [" 정치"])])
 
 
 def test_a_model_without_a_tokenizer_is_one_line(tiny_lm, tmp_path):
@@ -139,18 +142,26 @@ def test_a_model_folder_that_is_not_there_is_one_line():
         open_local_lm("./no/such/model")
 
 
-def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_alone(
+def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_run_alone(
     tiny_lm, prompts, monkeypatch
 ):
+    import torch
+
     answers = ("정치", "정치 경제 사회", "IT과학", "스포츠 뉴스 기사입니다")  # 1 to 5+ tokens
-    requests = [(p, continuation(p, answer)) for p in prompts[:3] for answer in answers]
+    requests = [(p, [continuation(p, answer) for answer in answers]) for p in prompts[:3]]
     assert len({len(tiny_lm.tokenizer(p).input_ids) for p in prompts[:3]}) > 1  # padded
     passes = []
     shared_pass = tiny_lm._after_prompts
     monkeypatch.setattr(tiny_lm, "_after_prompts", lambda *a: passes.append(a) or shared_pass(*a))
-    shared = tiny_lm.loglikelihoods(requests)
+    shared = [score for found in tiny_lm.loglikelihoods(requests) for score in found.logprobs]
     assert len(passes) == 1  # one pass over the three prompts for their twelve answers
-    alone = [tiny_lm.loglikelihoods([request])[0] for request in requests]  # each scored whole
-    assert len(passes) == 1
+    alone = []  # each whole text run by itself, no cache, no padding
+    for prompt, texts in requests:
+        context = len(tiny_lm._encode(prompt))
+        for text in texts:
+            whole = tiny_lm._encode(prompt + text)
+            with torch.no_grad():
+                logprobs = torch.log_softmax(tiny_lm.model(torch.tensor([whole])).logits[0], -1)
+            alone.append(sum(logprobs[j - 1, whole[j]].item() for j in range(context, len(whole))))
     assert shared == pytest.approx(alone, abs=1e-4)
     assert len(set(shared)) == 12

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 import pytest
 
+from kluebook.json_files import read_jsonl, write_jsonl
 from kluebook.prompt_answers import other_than
 from kluebook.prompting.registry import task_prompting
 from kluebook.scoring import score_predictions
@@ -97,16 +98,22 @@ def assert_all_lower(scores: dict, best: dict) -> None:
             assert value < best[key] - 1e-9, key
 
 
-def test_gold_answers_score_the_maximum(task_name, dev):
+def test_gold_answers_score_the_maximum(task_name, dev, tmp_path):
     template, module = task_prompting(task_name)
     items = module.prompt_items(dev)
     best = maximum(task_name, dev)
     assert all(value is None or value == pytest.approx(100.0) for value in best.values())
     if template.mode == "rank":
-        lines = [
-            module.rank_prediction(item, logprobs)
-            for item, logprobs in zip(items, gold_logprobs(task_name, items, dev), strict=True)
-        ]
+        # As a run writes them: each line keeps every choice's log-likelihood, which the
+        # official score reads past, through a predictions file.
+        write_jsonl(
+            tmp_path / "predictions.jsonl",
+            [
+                {**module.rank_prediction(item, logprobs), "choice_logprobs": logprobs}
+                for item, logprobs in zip(items, gold_logprobs(task_name, items, dev), strict=True)
+            ],
+        )
+        lines = read_jsonl(tmp_path / "predictions.jsonl")
     else:
         lines = [module.parse_answer(item, item.answer) for item in items]
     scores, unreadable = scored(task_name, dev, items, lines)

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from kluebook import fingerprints, records
+from kluebook.json_files import read_jsonl
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import available_tasks, get_task
 
@@ -76,6 +77,11 @@ def test_every_task_runs_prompted_and_records_its_official_metrics(scratch):
         assert facts["first_prompt"].count(prefix) >= 6  # five answered demonstrations, a query
         assert facts["first_parsed"] and facts["first_answer"] is not None
         assert facts["template_digest"] == record["inputs"]["template"]
+        if facts["mode"] == "rank":  # WordPiece tokens stop at the space: none crossed
+            assert facts["rank_normalisation"] == "none" and facts["boundary_crossings"] == 0
+            stem = f"kluebook--tiny-qwen3-{PROMPTED}-seed1"
+            lines = read_jsonl(root / "results/smoke" / task / f"{stem}.predictions.jsonl")
+            assert lines and all(len(line["choice_logprobs"]) > 1 for line in lines), task
 
 
 def test_a_rerun_executes_nothing_and_status_lists_the_prompted_runs(kluebook, scratch):

@@ -3,8 +3,11 @@
 Two ways of answering (a template's `mode`):
 
 - `rank`: the log-likelihood of each of the item's choices as the continuation of its prompt
-  (the sum of the log-probabilities of the choice's tokens) goes to the task's
-  `rank_prediction`, which picks the answer (and keeps the scores where a metric needs them);
+  goes to the task's `rank_prediction`, which picks the answer (and keeps the scores where a
+  metric needs them). All choices of an item are scored after the same tokens
+  (`conditioning_length`): no choice's score holds prompt characters another's does not. The
+  template may rank by log-likelihood per character of the choice (`rank_normalisation`);
+  every predictions line keeps each choice's log-likelihood (`choice_logprobs`);
 - `generate`: the greedy continuation of the prompt, up to the template's `max_new_tokens`,
   goes, its reasoning trace cut (`without_reasoning`), to the task's `parse_answer`; an
   answer it cannot read is scored as the task's
@@ -32,8 +35,35 @@ class LanguageModel(Protocol):
     def generate(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
         """The greedy continuation of each prompt, special tokens left out."""
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
-        """For each (prompt, continuation), the sum of the continuation's token log-probs."""
+    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list["RankScores"]:
+        """For each (prompt, continuations), every continuation scored by the rank rule
+        (`conditioning_length`)."""
+
+
+@dataclass(frozen=True)
+class RankScores:
+    """The continuations of one prompt, scored."""
+
+    logprobs: list[float]  # one per continuation, in order
+    crossings: int  # continuations whose whole text's tokens do not begin with the prompt's
+
+
+def conditioning_length(prompt: Sequence, wholes: Sequence[Sequence]) -> tuple[int, int]:
+    """The rank rule: how many leading tokens the prompt's tokens and every whole text's
+    (prompt and continuation) tokens share, and how many wholes cross the prompt's end (do not
+    begin with its tokens). A continuation's score is the sum of the log-probabilities of its
+    whole text's tokens after the shared ones; with no crossing, those are its own tokens
+    after the prompt's."""
+    columns = zip(prompt, *wholes, strict=False)  # as long as the shortest
+    length = next((i for i, column in enumerate(columns) if len(set(column)) > 1), None)
+    if length is None:
+        length = min(len(prompt), *(len(whole) for whole in wholes))
+    if length == 0:
+        raise KluebookError("a prompt and its answers share no first token: rank mode needs one")
+    if any(len(whole) == length for whole in wholes):
+        raise KluebookError("an answer adds no token to its prompt: rank mode cannot score it")
+    crossings = sum(list(whole[: len(prompt)]) != list(prompt) for whole in wholes)
+    return length, crossings
 
 
 @dataclass(frozen=True)
@@ -46,6 +76,7 @@ class Answers:
     first_prompt: str  # the first item's prompt as the model was given it (the run page)
     first_answer: str  # the first item's raw answer
     choice_logprobs: list[dict[str, float]] = field(default_factory=list)  # rank mode only
+    boundary_crossings: int = 0  # rank requests whose tokens crossed the prompt's end
 
 
 def answer_items(
@@ -63,7 +94,7 @@ def answer_items(
     mode = mode or template.mode
     prompts = [model.model_input(render_prompt(template, demonstrations, item)) for item in items]
     if mode == "rank":
-        return _ranked(model, prompting, items, prompts)
+        return _ranked(model, prompting, items, prompts, template.rank_normalisation)
     raw = model.generate(prompts, template.max_new_tokens)
     predictions, unparsable = [], 0
     for item, text in zip(items, raw, strict=True):
@@ -77,7 +108,7 @@ def answer_items(
     return Answers(predictions, raw, unparsable, prompts[0], raw[0])
 
 
-def _ranked(model, prompting, items, prompts) -> Answers:
+def _ranked(model, prompting, items, prompts, normalisation) -> Answers:
     for item in items:
         if not item.choices:
             raise KluebookError(
@@ -85,15 +116,22 @@ def _ranked(model, prompting, items, prompts) -> Answers:
                 "(the task's prompt_items gives none; use mode 'generate')"
             )
     requests = [
-        (prompt, continuation(prompt, choice))
+        (prompt, [continuation(prompt, choice) for choice in item.choices])
         for prompt, item in zip(prompts, items, strict=True)
-        for choice in item.choices
     ]
-    scores = iter(model.loglikelihoods(requests))
-    scored = [{choice: next(scores) for choice in item.choices} for item in items]
-    predictions = [prompting.rank_prediction(i, s) for i, s in zip(items, scored, strict=True)]
-    best = [max(s, key=s.get) for s in scored]
-    return Answers(predictions, best, 0, prompts[0], best[0], scored)
+    scores = model.loglikelihoods(requests)
+    logprobs = [
+        dict(zip(item.choices, found.logprobs, strict=True))
+        for item, found in zip(items, scores, strict=True)
+    ]
+    predictions, best = [], []
+    for item, own in zip(items, logprobs, strict=True):
+        per_character = normalisation == "per_character"
+        ranked = {c: v / len(c) for c, v in own.items()} if per_character else own
+        predictions.append({**prompting.rank_prediction(item, ranked), "choice_logprobs": own})
+        best.append(max(ranked, key=ranked.get))
+    crossings = sum(found.crossings for found in scores)
+    return Answers(predictions, best, 0, prompts[0], best[0], logprobs, crossings)
 
 
 def continuation(prompt: str, answer: str) -> str:

@@ -3,12 +3,11 @@ the offline tiny stand-in), batched with left padding, on the run's GPU where th
 
 Prompts are sorted by length and answered in batches, each row padded on the left so that
 every row's last token is the last position: generation continues all rows at once. In rank
-mode the choices of a prompt share one pass over it: the prompts of a batch are run once, left
-padded, and every choice is scored after its prompt's keys and values (a prompt's 30 relations
-cost one prompt, not 30); a request whose answer's tokens do not simply follow the prompt's is
-scored whole, in left-padded batches where only the answer's logits are kept
-(`logits_to_keep`). Position ids count real
-tokens only, so a padded row is scored as it would be alone. bf16 on a GPU that supports it,
+mode the choices of a prompt share one pass over the tokens the rank rule conditions them on
+(`conditioning_length`): those of a batch of prompts are run once, left padded, and every
+choice's remaining tokens are scored after its prompt's keys and values (a prompt's 30
+relations cost one prompt, not 30). Position ids count real tokens only, so a padded row is
+scored as it would be alone. bf16 on a GPU that supports it,
 else float32. The tokenizer's chat template is applied where it has one, unless the run asks
 for the plain prompt (`use_chat_template`).
 """
@@ -18,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kluebook.errors import KluebookError
+from kluebook.prompting.answering import RankScores, conditioning_length
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
 from kluebook.provenance import model_id
@@ -155,39 +155,27 @@ class LocalCausalLM:
                 answers[index] = self.tokenizer.decode(tokens, skip_special_tokens=True)
         return answers
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
-        """Each answer scored after its prompt. The answers of one prompt share one pass over
-        it (its key-value cache), when each answer's tokens simply follow the prompt's; the
-        others are scored whole. Both in batches."""
-        scores: list[float] = [0.0] * len(requests)
-        by_prompt: dict[str, list[int]] = {}
-        for index, (prompt, _) in enumerate(requests):
-            by_prompt.setdefault(prompt, []).append(index)
-        shared: list[tuple[list[int], list[int], list[list[int]]]] = []
-        whole_scored: dict[int, tuple[list[int], int]] = {}
-        for prompt, indices in by_prompt.items():
-            context = self._encode(prompt)
-            wholes = {}
-            for index in indices:
-                # The whole text tokenized at once (a token may span the boundary); the
-                # answer's tokens are what follows the prompt's own.
-                whole = wholes[index] = self._encode(prompt + requests[index][1])
-                self._check_length(len(whole), 0, f"request {index + 1} (prompt and answer)")
-            if len(indices) > 1 and all(
-                w[: len(context)] == context and len(w) > len(context) for w in wholes.values()
-            ):
-                shared.append((context, indices, [wholes[i][len(context) :] for i in indices]))
-            else:
-                for index, whole in wholes.items():
-                    whole_scored[index] = (whole, max(1, len(whole) - len(context)))
-        for batch in self._batches([context for context, _, _ in shared]):
-            groups = [shared[b] for b in batch]
-            found = self._after_prompts([g[0] for g in groups], [g[2] for g in groups])
-            for (_, indices, _), group_scores in zip(groups, found, strict=True):
-                for index, score in zip(indices, group_scores, strict=True):
-                    scores[index] = score
-        self._score_whole(whole_scored, scores)
-        return scores
+    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
+        """Each prompt's answers scored by the rank rule: the tokens that the prompt and all
+        its answers' whole texts share are run once, and each answer's remaining tokens are
+        scored after them. In batches."""
+        contexts, tails, crossings, asked = [], [], [], 0
+        for prompt, answers in requests:
+            # Each whole text tokenized at once: a token may span the prompt's end.
+            wholes = [self._encode(prompt + answer) for answer in answers]
+            for whole in wholes:
+                asked += 1
+                self._check_length(len(whole), 0, f"request {asked} (prompt and answer)")
+            length, crossed = conditioning_length(self._encode(prompt), wholes)
+            contexts.append(wholes[0][:length])
+            tails.append([whole[length:] for whole in wholes])
+            crossings.append(crossed)
+        scores: list[list[float]] = [[] for _ in requests]
+        for batch in self._batches(contexts):
+            found = self._after_prompts([contexts[b] for b in batch], [tails[b] for b in batch])
+            for index, group_scores in zip(batch, found, strict=True):
+                scores[index] = group_scores
+        return [RankScores(s, c) for s, c in zip(scores, crossings, strict=True)]
 
     def _after_prompts(
         self, contexts: list[list[int]], tails: list[list[list[int]]]
@@ -240,33 +228,6 @@ class LocalCausalLM:
         for (owner, _), score in zip(rows, scores, strict=True):
             found[owner].append(score)
         return found
-
-    def _score_whole(self, requests: dict[int, tuple[list[int], int]], scores: list) -> None:
-        """Score each (tokens, answer length) of `requests` into `scores`, in batches."""
-        import torch
-
-        indices = list(requests)
-        sequences = [requests[i][0] for i in indices]
-        for batch in self._batches(sequences):
-            rows = [indices[b] for b in batch]
-            lengths = [requests[i][1] for i in rows]
-            input_ids, attention_mask = self._left_padded([requests[i][0] for i in rows])
-            keep = max(lengths) + 1
-            positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-            with torch.inference_mode():
-                logits = self.model(
-                    input_ids=input_ids,
-                    attention_mask=attention_mask,
-                    position_ids=positions,
-                    logits_to_keep=keep,
-                ).logits
-            # logits[:, j] predicts the token after it: the last keep - 1 tokens of each row.
-            logprobs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-            targets = input_ids[:, -(keep - 1) :]
-            token_logprobs = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-            steps = torch.arange(keep - 1, device=token_logprobs.device)
-            for row, (index, length) in enumerate(zip(rows, lengths, strict=True)):
-                scores[index] = token_logprobs[row][steps >= keep - 1 - length].sum().item()
 
     def _batches(self, sequences: list[list[int]]) -> list[list[int]]:
         """Indices of `sequences`, longest first, in batches of `batch_size`."""

@@ -21,7 +21,9 @@ run's fingerprint, so a server restarted with another model under the same name 
 `generate` asks the chat endpoint (the server applies the model's chat template) or, with
 `chat=False`, the completions endpoint with the plain prompt. Rank mode needs the
 log-probabilities of the prompt's own tokens: the completions endpoint with `echo` and
-`logprobs`. A server that does not give them is refused in one line that says `generate` works.
+`logprobs`, asked for the prompt alone and for the prompt with each answer, so that the echoed
+tokens apply the rank rule (`conditioning_length`) as the local backend does. A server that does
+not give them is refused in one line that says `generate` works.
 """
 
 import hashlib
@@ -34,6 +36,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from kluebook.errors import KluebookError
+from kluebook.prompting.answering import RankScores, conditioning_length
 from kluebook.prompting.response_cache import DEFAULT_PATH, ResponseCache, request_key
 from kluebook.provenance import model_id
 
@@ -259,20 +262,26 @@ class ServerLM:
             requests = [{"endpoint": "completions", "prompt": p, **decoding} for p in prompts]
         return [answer["text"] for answer in self._answers(requests)]
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, str]]) -> list[float]:
+    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
+        """The echoes of each prompt alone and with each of its answers, scored by the rank
+        rule (`echoed_scores`)."""
         bodies = [
             {
                 "endpoint": "completions",
-                "prompt": prompt + answer,
-                "answer_from": len(prompt),  # where the scored text starts (not sent)
+                "prompt": text,
+                "answer_from": len(prompt),  # where an answer starts (not sent)
                 "echo": True,
                 "logprobs": 1,
                 "max_tokens": 1,
                 "temperature": 0.0,
             }
-            for prompt, answer in requests
+            for prompt, answers in requests
+            for text in (prompt, *(prompt + answer for answer in answers))
         ]
-        return [answer["logprob"] for answer in self._answers(bodies)]
+        echoes = iter(self._answers(bodies))
+        return [
+            echoed_scores(next(echoes), [next(echoes) for _ in answers]) for _, answers in requests
+        ]
 
     def _answers(self, requests: list[dict]) -> list[dict]:
         """The answer of every request: from the cache (unless `reask`), else asked and kept
@@ -317,21 +326,24 @@ class ServerLM:
             if not isinstance(text, str):
                 raise UnusableAnswer("an answer with no content")
             return {"text": text}
-        choice = _first_choice(self.client.completions.create(model=self.model, **body))
+        response = self.client.completions.create(model=self.model, **body)
+        choice = _first_choice(response)
         if "answer_from" not in request:
             if not isinstance(getattr(choice, "text", None), str):
                 raise UnusableAnswer("an answer with no text")
             return {"text": choice.text}
-        score = echoed_logprob(
-            getattr(choice, "logprobs", None), request["answer_from"], len(body["prompt"])
+        echo = echoed_tokens(
+            getattr(choice, "logprobs", None),
+            request["answer_from"],
+            getattr(response, "usage", None),
         )
-        if score is None:
+        if echo is None:
             raise UnusableAnswer(
                 f"no token log-probabilities for {model_id(self.model)!r} (completions with "
                 "echo and logprobs), which rank mode needs; mode 'generate' works with a "
                 "server that gives none"
             )
-        return {"logprob": score}
+        return echo
 
 
 def _first_choice(response):
@@ -341,12 +353,42 @@ def _first_choice(response):
     return choices[0]
 
 
-def echoed_logprob(logprobs, start: int, end: int) -> float | None:
-    """The sum of the echoed log-probabilities of the prompt's tokens that start within
-    `prompt[start:end]` (the answer); None when the response carries none for them."""
-    offsets = getattr(logprobs, "text_offset", None) or []
-    values = getattr(logprobs, "token_logprobs", None) or []
-    scored = [v for o, v in zip(offsets, values, strict=False) if start <= o < end]
-    if not scored or any(value is None for value in scored):
+# Of an echo, a rank answer keeps the tokens from this many characters before the answer (far
+# more than a token spans) and a digest of those before: the rank rule needs no more.
+ECHO_WINDOW = 128
+
+
+def echoed_tokens(logprobs, answer_from: int, usage=None) -> dict | None:
+    """What the cache keeps of an echo (completions with `echo`, `logprobs` and `max_tokens`
+    1): the tokens of the text sent from `ECHO_WINDOW` characters before `answer_from` (by
+    their `text_offset`), their log-probabilities, and how many came before and their digest.
+    The text sent is `usage.prompt_tokens` tokens long where the server says, else all but the
+    one generated. None when the echo carries no log-probability for a token it must."""
+    tokens = list(getattr(logprobs, "tokens", None) or [])
+    values = list(getattr(logprobs, "token_logprobs", None) or [])
+    offsets = list(getattr(logprobs, "text_offset", None) or [])
+    sent = getattr(usage, "prompt_tokens", None) or len(tokens) - 1
+    if not 0 < sent <= len(tokens) or len(values) != len(tokens) or len(offsets) != len(tokens):
         return None
-    return float(sum(scored))
+    start = next((i for i in range(sent) if offsets[i] >= answer_from - ECHO_WINDOW), sent)
+    if any(not isinstance(value, int | float) for value in values[max(start, 1) : sent]):
+        return None  # the first token has none: nothing comes before it
+    before = hashlib.sha256(json.dumps(tokens[:start]).encode()).hexdigest()
+    return {
+        "before": [start, before],
+        "tokens": tokens[start:sent],
+        "logprobs": values[start:sent],
+    }
+
+
+def echoed_scores(prompt: dict, wholes: list[dict]) -> RankScores:
+    """The rank rule on the kept echoes of a prompt and of its whole texts (prompt and answer):
+    each answer's score is the sum of its whole text's log-probabilities after the tokens all
+    share."""
+    if any(whole["before"] != prompt["before"] for whole in wholes):
+        raise KluebookError(
+            f"the echoed tokens of a prompt and its answers differ more than {ECHO_WINDOW} "
+            "characters before the answer: rank mode cannot score them"
+        )
+    length, crossings = conditioning_length(prompt["tokens"], [w["tokens"] for w in wholes])
+    return RankScores([float(sum(w["logprobs"][length:])) for w in wholes], crossings)
