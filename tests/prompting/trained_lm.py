@@ -98,22 +98,24 @@ def train_answering_lm(
         model = Qwen3ForCausalLM(config)
         optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
         model.train()
-        for step in range(1, max_steps + 1):
+        steps = 0
+        while True:
             output = model(input_ids=input_ids, attention_mask=attention_mask, labels=labels)
-            optimizer.zero_grad()
-            output.loss.backward()
-            optimizer.step()
-            # Logits at position j predict token j + 1: each answer token its model's first choice?
+            # Logits at position j predict token j + 1: is every answer token the first choice?
             chosen = output.logits[:, :-1].argmax(-1)
             scored = labels[:, 1:] != -100
             if bool((chosen[scored] == labels[:, 1:][scored]).all()) and output.loss < 0.05:
                 break
-        else:
-            raise AssertionError(f"not every answer learnt in {max_steps} steps: {output.loss}")
+            if steps == max_steps:
+                raise AssertionError(f"not every answer learnt in {max_steps} steps: {output.loss}")
+            optimizer.zero_grad()
+            output.loss.backward()
+            optimizer.step()
+            steps += 1
     model.eval()
     model.generation_config = GenerationConfig(
         eos_token_id=end, pad_token_id=tokenizer.pad_token_id, do_sample=False
     )
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
-    return {"steps": step, "loss": output.loss.item()}
+    return {"steps": steps, "loss": output.loss.item()}
