@@ -5,7 +5,9 @@ scores against the top of the scale (the random stand-in's answers are all unpar
 Its prompts are the run's: each task's prompt items of the first `dev_limit` dev records, no
 demonstrations, the chat template applied. Its tokenizer is a byte-level BPE learned on them
 (decoding gives back the text byte for byte: NER's marks, WoS's `=` and `;`, DP's tabs), laid
-out as the Qwen family's: ChatML turns, `<|im_end|>` ends a turn and so an answer. The model is
+out as the Qwen family's: ChatML turns, `<|im_end|>` ends a turn and so an answer (`transformers
+serve` ends a Qwen3's served answer at the family's own end markers only: an end token of
+another name, such as the stand-in's `[SEP]`, is left at the end of every answer). The model is
 a Qwen3 a little larger than the stand-in, trained with the loss on the answers' tokens only,
 full batch, on CPU, from a fixed seed, until every answer token is the model's first choice.
 """
