@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from kluebook.errors import KluebookError
 from kluebook.fingerprints import FINE_TUNED, Inputs, Method
 from kluebook.json_files import read_json, write_json
+from kluebook.kept_notebook import run_paths
 from kluebook.paths import RESULTS, ROOT, scrub
-from kluebook.provenance import git_commit, portable_parameters
+from kluebook.provenance import git_commit, portable_parameters, redact
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -210,13 +211,22 @@ def _file_layout() -> list[str]:
 _FILE_LAYOUT = _file_layout()
 
 
-def describe_error(error: BaseException) -> tuple[str, str]:
-    """The one-line error and the short traceback that a failed run's record keeps, without
-    the paths of this machine (the record may be committed and published)."""
+def describe_error(error: BaseException, parameters: dict) -> tuple[str, str]:
+    """The one-line error and the short traceback that a failed run's record keeps (it may be
+    committed and published): without the API keys, the server's address and credentials of
+    the run (its `parameters`), its model's folder (named by its id) and the paths of this
+    machine, whatever raised it."""
+
+    def published(text: str) -> str:
+        text = redact(text, parameters.get("base_url") or "")
+        for path, shown in run_paths(parameters["model"], parameters.get("data_dir") or ""):
+            text = text.replace(path, shown)
+        return scrub(text)
+
     lines = str(error).strip().splitlines()
     return (
-        scrub(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
-        scrub("".join(traceback.format_exception(error, limit=5))),
+        published(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
+        published("".join(traceback.format_exception(error, limit=5))),
     )
 
 
