@@ -2,20 +2,16 @@
 a hash of its files, never its path), the commit, library versions, the device. The run record
 carries these facts (`kluebook.records`)."""
 
-import base64
 import hashlib
 import json
-import os
 import platform
 import subprocess
 from functools import cache
 from importlib.metadata import PackageNotFoundError, distribution, version
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from kluebook import __version__
 from kluebook.paths import CHECKOUT, ROOT, scrub
-from kluebook.prompting.server_lm import API_KEY_VARIABLES
 
 LIBRARIES = (
     "torch",
@@ -77,48 +73,6 @@ def portable_parameters(parameters: dict) -> dict:
     if portable.get("base_url"):
         portable["base_url"] = SERVER
     return portable
-
-
-# How a record, a page or a kept notebook shows an API key or a server's credentials.
-API_KEY = "<api key>"
-CREDENTIALS = "<credentials>"
-
-
-def secrets(base_url: str) -> list[tuple[str, str]]:
-    """(text, what to show instead), longest first: what no file a run leaves may hold. The API
-    keys of this environment, and the address and credentials of the run's server."""
-    pairs = {os.environ[name]: API_KEY for name in API_KEY_VARIABLES if os.environ.get(name)}
-    if base_url and base_url != SERVER:
-        pairs.update(server_forms(base_url))
-    return sorted(((t, s) for t, s in pairs.items() if t), key=lambda pair: -len(pair[0]))
-
-
-def server_forms(base_url: str) -> dict[str, str]:
-    """The forms in which an error may give a server's URL: as a whole, its host and port, its
-    host; and its credentials, as written, decoded, and as the Basic authorization sent."""
-    forms = {base_url.rstrip("/"): SERVER}
-    try:
-        url = urlsplit(base_url)
-        host, user, password = url.hostname or "", url.username or "", url.password or ""
-    except ValueError:  # no URL: only its whole text can be told
-        return forms
-    userinfo, _, address = url.netloc.rpartition("@")
-    forms.update({url.netloc: SERVER, address: SERVER, host: SERVER})
-    if userinfo:
-        basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-        for credential in (userinfo, basic, password, unquote(password)):
-            forms[credential] = CREDENTIALS
-    return forms
-
-
-def redact(text: str, base_url: str, in_json: bool = False) -> str:
-    """`text` without the `secrets` of a run asking `base_url`; `in_json`: as they are written
-    inside a JSON string (a notebook's text)."""
-    for secret, shown in secrets(base_url):
-        if in_json:
-            secret, shown = json.dumps(secret)[1:-1], json.dumps(shown)[1:-1]
-        text = text.replace(secret, shown)
-    return text
 
 
 def git_commit() -> str | None:

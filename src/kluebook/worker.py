@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kluebook import fingerprints, provenance, records
+from kluebook import fingerprints, records
 from kluebook.data import data_checksum
 from kluebook.errors import KluebookError
 from kluebook.json_files import write_json, write_text_atomic
@@ -309,7 +309,7 @@ def _execute(
         if executed.exists():  # papermill injected the server's address, an error may echo more
             text = executed.read_text(encoding="utf-8")
             base_url = request.parameters.get("base_url") or ""
-            products.executed = provenance.redact(text, base_url, in_json=True).encode()
+            products.executed = records.redact(text, base_url, in_json=True).encode()
 
 
 def _execute_notebook(
