@@ -1,5 +1,6 @@
 """A relay in front of a real OpenAI-compatible server that counts what it is asked: the
-tests of the server backend see every request, its API key, and can cut the server mid-sweep."""
+tests of the server backend see every request, its API key, and can cut the server mid-sweep.
+And a server that refuses every key, echoing it in its error."""
 
 import http.client
 import json
@@ -60,3 +61,35 @@ class RelayHandler(BaseHTTPRequestHandler):
 
 def prompt_of(body: dict) -> str:
     return body["messages"][0]["content"] if "messages" in body else body["prompt"]
+
+
+class KeyEchoingServer(ThreadingHTTPServer):
+    """A server that refuses every request with 401 and an error whose message echoes the API
+    key it was sent, as OpenAI's does (`Incorrect API key provided: sk-…`); `keys`: the keys
+    it was sent."""
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), EchoingHandler)
+        self.keys: set[str] = set()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class EchoingHandler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        self.server.keys.add(key)
+        error = {"message": f"Incorrect API key provided: {key}", "code": "invalid_api_key"}
+        payload = json.dumps({"error": error}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
