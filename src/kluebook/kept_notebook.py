@@ -107,9 +107,12 @@ def run_paths(model: str, data_dir: str) -> list[tuple[str, str]]:
 
 def clean_notebook(executed: bytes, spec) -> str:
     """The executed notebook a run keeps beside its record (see `clean`), as text, with no
-    folder of the run's own either (`run_paths`); it comes without the run's secrets
-    (`kluebook.worker` redacts them where the run executes)."""
-    text = nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
+    folder of the run's own either (`run_paths`, replaced before the machine's folders, which
+    may hold them); it comes without the run's secrets (`kluebook.worker` redacts them where
+    the run executes)."""
+    text = executed.decode("utf-8")
     for path, shown in run_paths(spec.model, spec.data_dir):
-        text = text.replace(json.dumps(path)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1])
-    return text
+        text = text.replace(
+            json.dumps(path, ensure_ascii=False)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1]
+        )
+    return nbformat.writes(clean(nbformat.reads(text, as_version=4), spec))

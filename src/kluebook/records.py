@@ -253,7 +253,7 @@ def redact(text: str, base_url: str, in_json: bool = False) -> str:
     inside a JSON string (a notebook's text)."""
     for secret, shown in secrets(base_url):
         if in_json:
-            secret, shown = json.dumps(secret)[1:-1], json.dumps(shown)[1:-1]
+            secret, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (secret, shown))
         text = text.replace(secret, shown)
     return text
 
