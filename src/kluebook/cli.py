@@ -232,6 +232,8 @@ def status(
     First, the runs executing now on this book root (by any runner here, or a Dask worker or
     Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
     streams to `.cache/logs/<task>/<run>.log`."""
+    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
+    chosen = run_options(*options, method=method, base_url=base_url)  # bad options: one line
     from kluebook.worker import runs_in_progress  # lazy: CLI start-up
 
     running = runs_in_progress()
@@ -244,9 +246,7 @@ def status(
         )
     from kluebook.run_plan import ask_servers, planned  # lazy: CLI start-up
 
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    asked = planned(run_options(*options, method=method, base_url=base_url))
-    states = _states(ask_servers(asked))  # another model served under a run's name stales it
+    states = _states(ask_servers(planned(chosen)))  # another model under a run's name stales it
     counts: dict[str, int] = {}
     for spec, state in states:
         typer.echo(f"{spec.task.name} {spec.name}: {state}")

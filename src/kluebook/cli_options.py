@@ -4,11 +4,13 @@ means (`run_options`: the runs a command asks for; `make_executor`: where they e
 import json
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
+from kluebook.prompting.server_lm import API_KEY_VARIABLES
 from kluebook.tasks import all_tasks
 
 
@@ -51,6 +53,26 @@ def parse_settings(settings: list[str]) -> dict:
         except json.JSONDecodeError:
             parsed[name] = raw
     return parsed
+
+
+def check_base_url(url: str) -> None:
+    """An http or https URL with a host and no credentials, else a one-line error that shows
+    no part of the URL a credential may be in."""
+    example = "e.g. http://127.0.0.1:8000/v1"
+    try:
+        parts = urlsplit(url)
+        if "@" in parts.netloc:
+            raise KluebookError(
+                "--base-url holds credentials (user:password@): give the URL without them and "
+                f"the server's key in {' or '.join(API_KEY_VARIABLES)}"
+            )
+        if parts.scheme not in ("http", "https"):
+            raise KluebookError(f"--base-url must be an http:// or https:// URL, {example}")
+        if not parts.hostname:
+            raise KluebookError(f"--base-url names no host, {example}")
+        parts.port  # noqa: B018  (a port that is no number raises here)
+    except ValueError as error:
+        raise KluebookError(f"--base-url is not a URL ({error}), {example}") from None
 
 
 Profile = Annotated[
@@ -319,6 +341,8 @@ def run_options(
     """The command's run options as one `run_plan.Options`, parsed before the slow import;
     `server`: how a server at `base_url` is asked (`ServerOptions`)."""
     seed_list, extra = parse_seeds(seeds), parse_settings(settings)
+    if base_url:
+        check_base_url(base_url)
     matrix = method_matrix(method, profile, matrix_path(matrix))
     from kluebook.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
 

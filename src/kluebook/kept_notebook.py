@@ -92,27 +92,27 @@ def clean(notebook, spec):
     return notebook
 
 
-def run_paths(spec) -> list[tuple[str, str]]:
-    """The run's own folders outside the known ones (a local checkpoint, a data folder given by
-    absolute path), and how a page shows them: the checkpoint by its id."""
+def run_paths(model: str, data_dir: str) -> list[tuple[str, str]]:
+    """A run's own folders outside the known ones (a local checkpoint `model`, a `data_dir`
+    given by absolute path), and how a page shows them: the checkpoint by its id."""
     pairs = []
-    folder = provenance.local_model(spec.model)
+    folder = provenance.local_model(model)
     if folder is not None:
-        pairs += [
-            (str(folder), provenance.model_id(spec.model)),
-            (spec.model, provenance.model_id(spec.model)),
-        ]
-    if spec.data_dir and Path(spec.data_dir).is_absolute():
-        pairs += [(str(Path(spec.data_dir).resolve()), display_path(spec.data_dir))]
-        pairs += [(spec.data_dir, display_path(spec.data_dir))]
+        pairs += [(str(folder), provenance.model_id(model)), (model, provenance.model_id(model))]
+    if data_dir and Path(data_dir).is_absolute():
+        pairs += [(str(Path(data_dir).resolve()), display_path(data_dir))]
+        pairs += [(data_dir, display_path(data_dir))]
     return sorted({p for p in pairs if Path(p[0]).is_absolute()}, key=lambda p: -len(p[0]))
 
 
 def clean_notebook(executed: bytes, spec) -> str:
     """The executed notebook a run keeps beside its record (see `clean`), as text, with no
-    folder of the run's own either (`run_paths`), nor the address of its server."""
-    text = nbformat.writes(clean(nbformat.reads(executed.decode("utf-8"), as_version=4), spec))
-    server = [(spec.base_url, provenance.SERVER)] if spec.base_url else []
-    for path, shown in [*run_paths(spec), *server]:
-        text = text.replace(json.dumps(path)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1])
-    return text
+    folder of the run's own either (`run_paths`, replaced before the machine's folders, which
+    may hold them); it comes without the run's secrets (`kluebook.worker` redacts them where
+    the run executes)."""
+    text = executed.decode("utf-8")
+    for path, shown in run_paths(spec.model, spec.data_dir):
+        text = text.replace(
+            json.dumps(path, ensure_ascii=False)[1:-1], json.dumps(shown, ensure_ascii=False)[1:-1]
+        )
+    return nbformat.writes(clean(nbformat.reads(text, as_version=4), spec))

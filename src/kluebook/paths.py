@@ -19,6 +19,7 @@ The package works from a checkout of the repository and when installed from a wh
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -47,21 +48,26 @@ KLUE_DATA = Path(os.environ.get("KLUEBOOK_DATA_DIR", ROOT / "data" / "klue_bench
 
 
 def machine_paths() -> list[tuple[str, str]]:
-    """(path, what to show instead), longest first: the interpreter's prefixes, the book root,
-    the KLUE data folder and the home folder."""
+    """(path, what to show instead), longest first: the interpreter's prefixes, the package's
+    own folder, the book root, the KLUE data folder, the home folder and the temporary folder
+    (where runs have their scratch folders)."""
     pairs = {
         sys.prefix: "<python>",
         sys.base_prefix: "<python>",
+        str(PACKAGE): "<kluebook>",
         str(KLUE_DATA): "$KLUEBOOK_DATA_DIR",
         str(ROOT): ".",
         str(Path.home()): "~",
+        tempfile.gettempdir(): "<tmp>",
     }
     return sorted(((p, s) for p, s in pairs.items() if len(p) > 1), key=lambda x: -len(x[0]))
 
 
 def scrub(text: str) -> str:
-    """`text` without the paths of this machine (the book root becomes relative)."""
+    """`text` without the paths of this machine (the book root becomes relative). A path is
+    replaced where it is whole: not /rootfs for /root, nor /var/tmp for /tmp."""
     for path, instead in machine_paths():
-        text = text.replace(path + "/", "" if instead == "." else instead + "/")
-        text = re.sub(re.escape(path) + r"(?![\w.-])", instead, text)  # not /rootfs for /root
+        whole = r"(?<![\w.-])" + re.escape(path)
+        text = re.sub(whole + "/", "" if instead == "." else instead + "/", text)
+        text = re.sub(whole + r"(?![\w.-])", instead, text)
     return text

@@ -10,20 +10,26 @@ listed as unreadable, never taken for a result and never silently dropped.
 What a run was made from is `kluebook.fingerprints`; where it ran, `kluebook.provenance`.
 """
 
+import base64
+import json
+import os
 import sys
 import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kluebook.errors import KluebookError
 from kluebook.fingerprints import FINE_TUNED, Inputs, Method
 from kluebook.json_files import read_json, write_json
+from kluebook.kept_notebook import run_paths
 from kluebook.paths import RESULTS, ROOT, scrub
-from kluebook.provenance import git_commit, portable_parameters
+from kluebook.prompting.server_lm import API_KEY_VARIABLES
+from kluebook.provenance import SERVER, git_commit, portable_parameters
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -215,13 +221,64 @@ def _file_layout() -> list[str]:
 _FILE_LAYOUT = _file_layout()
 
 
-def describe_error(error: BaseException) -> tuple[str, str]:
-    """The one-line error and the short traceback that a failed run's record keeps, without
-    the paths of this machine (the record may be committed and published)."""
+# How a record or a notebook a run leaves shows an API key or a server's credentials.
+API_KEY = "<api key>"
+CREDENTIALS = "<credentials>"
+
+
+def secrets(base_url: str) -> list[tuple[str, str]]:
+    """(text, what to show instead), longest first: what no file a run leaves may hold. The API
+    keys of this environment, and the address and credentials of the run's server."""
+    pairs = {os.environ[name]: API_KEY for name in API_KEY_VARIABLES if os.environ.get(name)}
+    if base_url and base_url != SERVER:
+        pairs.update(server_forms(base_url))
+    return sorted(((t, s) for t, s in pairs.items() if t), key=lambda pair: -len(pair[0]))
+
+
+def server_forms(base_url: str) -> dict[str, str]:
+    """The forms in which an error may give a server's URL: as a whole, its host and port, its
+    host; and its credentials, as written, decoded, and as the Basic authorization sent."""
+    forms = {base_url.rstrip("/"): SERVER}
+    try:
+        url = urlsplit(base_url)
+        host, user, password = url.hostname or "", url.username or "", url.password or ""
+    except ValueError:  # no URL: only its whole text can be told
+        return forms
+    userinfo, _, address = url.netloc.rpartition("@")
+    forms.update({url.netloc: SERVER, address: SERVER, host: SERVER})
+    if userinfo:
+        basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+        for credential in (userinfo, basic, password, unquote(password)):
+            forms[credential] = CREDENTIALS
+    return forms
+
+
+def redact(text: str, base_url: str, in_json: bool = False) -> str:
+    """`text` without the `secrets` of a run asking `base_url`; `in_json`: as they are written
+    inside a JSON string (a notebook's text)."""
+    for secret, shown in secrets(base_url):
+        if in_json:
+            secret, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (secret, shown))
+        text = text.replace(secret, shown)
+    return text
+
+
+def describe_error(error: BaseException, parameters: dict) -> tuple[str, str]:
+    """The one-line error and the short traceback that a failed run's record keeps (it may be
+    committed and published): without the API keys, the server's address and credentials of
+    the run (its `parameters`), its model's folder (named by its id) and the paths of this
+    machine, whatever raised it."""
+
+    def published(text: str) -> str:
+        text = redact(text, parameters.get("base_url") or "")
+        for path, shown in run_paths(parameters["model"], parameters.get("data_dir") or ""):
+            text = text.replace(path, shown)
+        return scrub(text)
+
     lines = str(error).strip().splitlines()
     return (
-        scrub(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
-        scrub("".join(traceback.format_exception(error, limit=5))),
+        published(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
+        published("".join(traceback.format_exception(error, limit=5))),
     )
 
 

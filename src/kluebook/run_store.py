@@ -93,14 +93,14 @@ def store_storing_error(
     way nothing of this attempt replaces the run's last success."""
     failed = RunProducts(started=products.started, host=products.host, finished=products.finished)
     failed.executed = products.executed
-    error_line, failed.traceback = records.describe_error(error)
+    error_line, failed.traceback = records.describe_error(error, spec.parameters())
     failed.error = f"storing the run failed: {error_line}"
     try:
         return store_failure(spec, run_inputs, failed)
     except Exception as again:  # the disk is still full, say
         say(
             f"  {spec.task.name} {spec.name}: {failed.error}; its failure could not be recorded "
-            f"either ({records.describe_error(again)[0]})"
+            f"either ({records.describe_error(again, spec.parameters())[0]})"
         )
         return "failed"
 

@@ -66,7 +66,7 @@ def execute(
             raise
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
-            products.error, products.traceback = records.describe_error(error)
+            products.error, products.traceback = records.describe_error(error, request.parameters)
         try:
             return run_store.store(spec, run_inputs, products)
         except Exception as error:  # an invalid outcome, a full disk: this run's failure only

@@ -136,7 +136,7 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
     except Exception as error:
         if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
             raise Interrupted(request.name) from error
-        products.error, products.traceback = records.describe_error(error)
+        products.error, products.traceback = records.describe_error(error, request.parameters)
     finally:
         products.finished = time.time()
         marker.unlink(missing_ok=True)
@@ -306,8 +306,10 @@ def _execute(
         products.outcome = json.loads(outcome_path.read_text(encoding="utf-8"))
         products.predictions = (output_dir / records.PREDICTIONS_FILE).read_bytes()
     finally:
-        if executed.exists():
-            products.executed = executed.read_bytes()
+        if executed.exists():  # papermill injected the server's address, an error may echo more
+            text = executed.read_text(encoding="utf-8")
+            base_url = request.parameters.get("base_url") or ""
+            products.executed = records.redact(text, base_url, in_json=True).encode()
 
 
 def _execute_notebook(

@@ -1,15 +1,18 @@
 """Run records: typed when read, written in the layout records have always had, and with no
 path of the machine that wrote them."""
 
+import base64
 import json
 import sys
+import tempfile
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
-from kluebook import records
+from kluebook import provenance, records
 from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.paths import PACKAGE, ROOT
 
 # Records as the code before the typed model wrote them (commit 900e714): a paper run that
 # succeeded on a GPU, with intervals, and a failure of the same run.
@@ -23,12 +26,43 @@ def test_a_failed_runs_error_and_traceback_name_no_folder_of_this_machine():
     try:
         fail()
     except ValueError as error:
-        line, traceback = records.describe_error(error)
+        line, traceback = records.describe_error(error, {"model": "klue/roberta-base"})
     assert line.startswith("JSONDecodeError: ")
     assert 'File "tests/framework/test_records.py"' in traceback  # relative to the book root
     assert "<python>/" in traceback  # the interpreter's library, without its folder
     for folder in (str(ROOT), sys.prefix, sys.base_prefix):
         assert folder not in traceback
+
+
+def test_a_failed_runs_error_names_no_key_server_credentials_nor_folder_whatever_raised(
+    monkeypatch, tmp_path
+):
+    key, password = "sk-sentinel-key-0123", "pa/ss-sentinel"
+    monkeypatch.setenv("KLUEBOOK_OPENAI_API_KEY", key)
+    folder = tmp_path / "models" / "my-lm"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    url = f"http://kluebook:{quote(password, safe='')}@10.1.2.3:8123/v1"
+    basic = base64.b64encode(f"kluebook:{password}".encode()).decode()
+    scratch = Path(tempfile.gettempdir()) / "kluebook-run-x1y2"
+    said = (
+        f"the server at {url}/ (10.1.2.3:8123, host 10.1.2.3) refused 401: Incorrect API key "
+        f"provided: {key}; Basic {basic}; {password}; no logprobs for {folder} in "
+        f"{scratch}/input.ipynb, {PACKAGE}/worker.py; /var/tmp/x"
+    )
+    try:
+        raise KluebookError(said)
+    except KluebookError as error:
+        line, traceback = records.describe_error(error, {"model": str(folder), "base_url": url})
+    assert line == (
+        "KluebookError: the server at <server>/ (<server>, host <server>) refused 401: "
+        "Incorrect API key provided: <api key>; Basic <credentials>; <credentials>; no logprobs "
+        f"for {provenance.model_id(str(folder))} in <tmp>/kluebook-run-x1y2/input.ipynb, "
+        "<kluebook>/worker.py; /var/tmp/x"
+    )
+    assert line in traceback
+    for private in (key, password, "10.1.2.3", str(tmp_path), str(scratch), str(PACKAGE)):
+        assert private not in traceback
 
 
 @pytest.mark.parametrize("name", ["succeeded", "failed"])

@@ -6,6 +6,8 @@
   at `/v1/models` as vLLM does (`root`), so two models can be served under one name in turn.
 - `ScriptedServer`: a fake server that answers every request with the body a test gives it
   (the shapes of a broken server), counting the requests.
+- `KeyEchoingServer`: a server that lists its models but refuses every request, echoing the
+  key it was sent in its error, as some hosted APIs do.
 """
 
 import http.client
@@ -127,3 +129,44 @@ class ScriptedHandler(BaseHTTPRequestHandler):
 
 def prompt_of(body: dict) -> str:
     return body["messages"][0]["content"] if "messages" in body else body["prompt"]
+
+
+class KeyEchoingServer(ThreadingHTTPServer):
+    """A server that lists its models to anyone but refuses every other request with 401 and an
+    error whose message echoes the API key it was sent, as OpenAI's does (`Incorrect API key
+    provided: sk-…`); `keys`: the keys it was sent."""
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), EchoingHandler)
+        self.keys: set[str] = set()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class EchoingHandler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        listing = {"object": "list", "data": [{"id": "echo-model", "object": "model"}]}
+        payload = json.dumps(listing).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        self.server.keys.add(key)
+        error = {"message": f"Incorrect API key provided: {key}", "code": "invalid_api_key"}
+        payload = json.dumps({"error": error}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass

@@ -83,6 +83,35 @@ def test_a_bad_prompted_option_is_one_line_before_any_run(kluebook, book, argume
     assert not (book / "results").exists()
 
 
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        (
+            "http://kluebook:pw-SENTINEL@127.0.0.1:8000/v1",
+            "--base-url holds credentials (user:password@): give the URL without them and the "
+            "server's key in KLUEBOOK_OPENAI_API_KEY or OPENAI_API_KEY",
+        ),
+        (
+            "http://[::1",
+            "--base-url is not a URL (Invalid IPv6 URL), e.g. http://127.0.0.1:8000/v1",
+        ),
+        ("not-a-url", "--base-url must be an http:// or https:// URL, e.g. http://127.0.0.1:8000"),
+        ("file:///etc/passwd", "--base-url must be an http:// or https:// URL"),
+        ("127.0.0.1:8000/v1", "--base-url must be an http:// or https:// URL"),
+        ("http://:8000/v1", "--base-url names no host"),
+        ("http://localhost:port/v1", "--base-url is not a URL (Port could not be cast"),
+    ],
+)
+def test_a_bad_base_url_is_one_line_before_any_run_in_run_and_status(
+    kluebook, book_sources, url, fragment
+):
+    for command in ("run", "status"):
+        arguments = (command, "--method", "prompted", "--tasks", "nli", "--base-url", url)
+        result = kluebook(book_sources, *arguments)
+        assert_one_line_error(result, fragment)
+        assert result.stdout == "" and "SENTINEL" not in result.stderr
+
+
 def test_status_takes_the_prompted_options_of_run(kluebook, book):
     result = kluebook(book, "status", "--method", "prompted", "--set", "mode=guess")
     assert_one_line_error(result, "mode='guess'")
@@ -170,9 +199,10 @@ def test_a_server_that_does_not_answer_is_one_line_before_any_run(kluebook, book
         *("--models", "served-model", "--base-url", url, "--retries", "0"),
         *("--set", "shots=0", "--set", "mode=generate"),
     )
-    assert_one_line_error(
+    line = assert_one_line_error(
         result, "the server (--base-url) does not answer (APIConnectionError, 1 try of up to 60 s)"
     )
+    assert url.removeprefix("http://").removesuffix("/v1") not in line + result.stdout
     assert not (book / "results").exists()
 
 

@@ -6,14 +6,17 @@ asks every answer afresh, to the same predictions. Another model served under th
 stales the run, which asks that model again."""
 
 import json
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from kluebook import provenance
+from kluebook.paths import PACKAGE
 from kluebook.prompting.local_server import TransformersServer
 
-from .serving import CountingProxy
+from .serving import CountingProxy, KeyEchoingServer
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
@@ -112,3 +115,75 @@ def test_another_model_served_under_the_same_name_stales_the_run_and_is_asked_ag
     assert first["parameters"]["served_model"] != second["parameters"]["served_model"]
     assert second["prompted"]["backend"]["served_model"]["listed"]
     assert first["prompted"]["first_answer"] != second["prompted"]["first_answer"]
+
+
+PASSWORD = "pw-kluebook-sentinel-9876"
+
+
+def test_no_key_password_address_nor_machine_path_reaches_a_file_of_the_book_or_its_site(
+    kluebook, new_book, causal_folder, tmp_path
+):
+    """Sweeps that succeed and fail on a real server, and one refused by a server that echoes
+    the key in its error; a URL with a password is refused before any run, echoing nothing."""
+    root = new_book(tmp_path / "book")
+    env = {"KLUEBOOK_OPENAI_API_KEY": SECRET}
+    model = str(causal_folder)
+    nli = ("--method", "prompted", "--tasks", "nli", "--seeds", "1", "--set", "shots=0")
+    nli += ("--set", "dev_limit=2")
+    both = ("--models", f"{model},echo-model")
+    server = TransformersServer(causal_folder, tmp_path / "server.log")
+    proxy, echo = CountingProxy(server), KeyEchoingServer()
+    addresses = [f"127.0.0.1:{port}" for port in (server.port, proxy.server_address[1])]
+    addresses.append(f"127.0.0.1:{echo.server_address[1]}")
+
+    def sweep(base_url: str, served: str, mode: str):
+        chosen = ("--models", served, "--base-url", base_url, "--set", f"mode={mode}")
+        return kluebook(root, "run", *nli, *chosen, "--quiet", env=env)
+
+    try:
+        with_password = proxy.base_url.replace("//", f"//kluebook:{PASSWORD}@")
+        refused = [
+            kluebook(root, command, *nli, *both, "--base-url", with_password, env=env)
+            for command in ("run", "status")
+        ]
+        assert not (root / "results").exists() and proxy.received == 0
+        served = sweep(proxy.base_url, model, "generate")
+        ranked = sweep(proxy.base_url, model, "rank")  # the server gives no log-probabilities
+        echoed = sweep(echo.base_url, "echo-model", "generate")
+    finally:
+        server.stop()
+        echo.shutdown()
+    for result in refused:
+        assert result.returncode == 2 and result.stdout == "", result.stdout + result.stderr
+        assert result.stderr.startswith("error: --base-url holds credentials"), result.stderr
+        assert "KLUEBOOK_OPENAI_API_KEY" in result.stderr and PASSWORD not in result.stderr
+        assert len(result.stderr.splitlines()) == 1
+    assert "1 succeeded, 0 skipped (up to date), 0 failed" in served.stdout, served.stdout
+    assert "0 succeeded, 0 skipped (up to date), 1 failed" in ranked.stdout, ranked.stdout
+    assert "0 succeeded, 0 skipped (up to date), 1 failed" in echoed.stdout, echoed.stdout
+    assert echo.keys == {SECRET}  # so its errors held the key
+    statuses = [
+        kluebook(root, "status", *nli, *both, "--base-url", echo.base_url, "--set", f"mode={m}")
+        for m in ("generate", "rank")
+    ]
+    assert "1 current, 0 stale, 1 failed" in statuses[0].stdout, statuses[0].stdout
+    assert "0 current, 0 stale, 1 failed" in statuses[1].stdout, statuses[1].stdout
+    report = kluebook(root, "report")
+    assert report.returncode == 0, report.stdout[-2000:] + report.stderr[-2000:]
+    built = kluebook(root, "book", "--no-run", "--path-output", str(root / "site"))
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert (root / "site" / "_build" / "html" / "book" / "status.html").exists()
+
+    # What the terminal said, and every file of the book root, its cache and its site.
+    said = [r.stdout + r.stderr for r in (*refused, served, ranked, echoed, *statuses, report)]
+    contents = [file.read_bytes().decode("utf-8", "replace") for file in files_under(root)]
+    for text in [*said, *contents]:
+        for sentinel in (SECRET, PASSWORD, *addresses):
+            assert sentinel not in text, sentinel
+    failures = [file.read_text() for file in root.glob("results/smoke/nli/*.failed.json")]
+    assert len(failures) == 2  # ranked without log-probabilities; the key refused
+    machine = (str(tmp_path), tempfile.gettempdir() + "/", str(PACKAGE), model, sys.prefix)
+    for failure in failures:
+        assert "Traceback" in failure
+        for path in machine:
+            assert path not in failure, path
