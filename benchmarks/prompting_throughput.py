@@ -115,7 +115,7 @@ def measure_gpu(args, texts, max_new_tokens) -> None:
         f"generate {(prompt_tokens + new) / seconds:,.0f} tokens/s "
         f"({prompt_tokens} prompt + {new} new tokens, {seconds:.2f} s)"
     )
-    requests = [(p, " 정치") for p in prompts]
+    requests = [(p, [" 정치"]) for p in prompts]
     torch.cuda.synchronize()
     start = time.perf_counter()
     lm.loglikelihoods(requests)

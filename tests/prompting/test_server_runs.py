@@ -150,6 +150,10 @@ def test_no_key_password_address_nor_machine_path_reaches_a_file_of_the_book_or_
         served = sweep(proxy.base_url, model, "generate")
         ranked = sweep(proxy.base_url, model, "rank")  # the server gives no log-probabilities
         echoed = sweep(echo.base_url, "echo-model", "generate")
+        statuses = [  # status asks the server which model it runs
+            kluebook(root, "status", *nli, *both, "--base-url", echo.base_url, "--set", f"mode={m}")
+            for m in ("generate", "rank")
+        ]
     finally:
         server.stop()
         echo.shutdown()
@@ -162,10 +166,6 @@ def test_no_key_password_address_nor_machine_path_reaches_a_file_of_the_book_or_
     assert "0 succeeded, 0 skipped (up to date), 1 failed" in ranked.stdout, ranked.stdout
     assert "0 succeeded, 0 skipped (up to date), 1 failed" in echoed.stdout, echoed.stdout
     assert echo.keys == {SECRET}  # so its errors held the key
-    statuses = [
-        kluebook(root, "status", *nli, *both, "--base-url", echo.base_url, "--set", f"mode={m}")
-        for m in ("generate", "rank")
-    ]
     assert "1 current, 0 stale, 1 failed" in statuses[0].stdout, statuses[0].stdout
     assert "0 current, 0 stale, 1 failed" in statuses[1].stdout, statuses[1].stdout
     report = kluebook(root, "report")
