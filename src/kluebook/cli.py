@@ -16,6 +16,7 @@ from kluebook.cli_options import (
     DataDir,
     DataRevision,
     DataSource,
+    Execution,
     ExecutorName,
     Force,
     GpusPerJob,
@@ -33,7 +34,9 @@ from kluebook.cli_options import (
     Scheduler,
     ScoringSwitches,
     Seeds,
+    Selection,
     Settings,
+    SlurmChoice,
     SlurmMemory,
     SlurmPartition,
     SlurmWalltime,
@@ -82,14 +85,14 @@ def _options(
     pass
 
 
-def _run(options, force, quiet, execution=("local", 1, None, None, None, None, None)) -> bool:
+def _run(options, force: bool, quiet: bool, execution: Execution) -> bool:
     """Execute the runs `options` ask for (checked and pinned first), on the executor
     `execution` names; True when none failed."""
     from kluebook import runner  # lazy: CLI start-up
     from kluebook.run_plan import prepare  # lazy: CLI start-up
 
     specs = prepare(options)  # a command refused here has started and written nothing
-    executor = make_executor(*execution)
+    executor = make_executor(execution)
     if force or not all(spec.record_path.exists() for spec in specs):
         executor.start_kernels(len(specs))  # while the runs are fingerprinted
     try:
@@ -193,11 +196,42 @@ def run(
     node: `--slurm-partition debug --jobs 2 --threads 1 --slurm-memory 3GB --gpus-per-job 0
     --slurm-walltime 00:30:00`.
     """
-    chosen = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    server = ServerOptions(request_timeout, retries, concurrency, reask=force)
-    options = run_options(*chosen, (model_revision, data_revision), method, base_url, server)
-    slurm = (slurm_partition, slurm_memory, gpus_per_job, slurm_walltime)
-    execution = (executor, jobs, threads, scheduler, resources, slurm, patience)
+    selection = Selection(
+        profile=profile,
+        tasks=tasks,
+        models=models,
+        seeds=seeds,
+        data_source=data_source,
+        data_dir=data_dir,
+        settings=tuple(settings),
+        matrix=matrix,
+    )
+    server = ServerOptions(
+        timeout=request_timeout, retries=retries, concurrency=concurrency, reask=force
+    )
+    options = run_options(
+        selection,
+        model_revision=model_revision,
+        data_revision=data_revision,
+        method=method,
+        base_url=base_url,
+        server=server,
+    )
+    slurm = SlurmChoice(
+        partition=slurm_partition,
+        memory=slurm_memory,
+        gpus_per_job=gpus_per_job,
+        walltime=slurm_walltime,
+    )
+    execution = Execution(
+        executor=executor,
+        jobs=jobs,
+        threads=threads,
+        scheduler=scheduler,
+        resources=resources,
+        slurm=slurm,
+        patience=patience,
+    )
     if dry_run:
         from kluebook.run_plan import pin_revisions, planned  # lazy: CLI start-up
 
@@ -232,8 +266,17 @@ def status(
     First, the runs executing now on this book root (by any runner here, or a Dask worker or
     Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
     streams to `.cache/logs/<task>/<run>.log`."""
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    chosen = run_options(*options, method=method, base_url=base_url)  # bad options: one line
+    selection = Selection(
+        profile=profile,
+        tasks=tasks,
+        models=models,
+        seeds=seeds,
+        data_source=data_source,
+        data_dir=data_dir,
+        settings=tuple(settings),
+        matrix=matrix,
+    )
+    chosen = run_options(selection, method=method, base_url=base_url)  # bad options: one line
     from kluebook.worker import runs_in_progress  # lazy: CLI start-up
 
     running = runs_in_progress()
@@ -302,10 +345,21 @@ def book(
     from kluebook.book import build, check_book_root, write_generated_pages  # lazy: CLI start-up
 
     check_book_root()  # before any run: a checkout, its repository address set everywhere
-    options = (profile, tasks, models, seeds, data_source, data_dir, settings, matrix)
-    execution = (executor, jobs, threads, scheduler, resources)
+    selection = Selection(
+        profile=profile,
+        tasks=tasks,
+        models=models,
+        seeds=seeds,
+        data_source=data_source,
+        data_dir=data_dir,
+        settings=tuple(settings),
+        matrix=matrix,
+    )
+    execution = Execution(
+        executor=executor, jobs=jobs, threads=threads, scheduler=scheduler, resources=resources
+    )
     started = time.perf_counter()
-    ok = no_run or _run(run_options(*options), force, quiet, execution)
+    ok = no_run or _run(run_options(selection), force, quiet, execution)
     ran = time.perf_counter()
     write_generated_pages(force=force)
     written = time.perf_counter()

@@ -1,7 +1,9 @@
 """The options of the `kluebook` commands: how each is declared (its help text) and what it
-means (`run_options`: the runs a command asks for; `make_executor`: where they execute)."""
+means (`Selection` and `run_options`: the runs a command asks for; `Execution` and
+`make_executor`: where they execute)."""
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -256,44 +258,62 @@ Resources = Annotated[
 Quiet = Annotated[bool, typer.Option(help="Do not stream notebook output (training progress).")]
 
 
-def make_executor(
-    executor: str, jobs: int, threads: int | None, scheduler, resources, slurm=None, patience=None
-):
-    """The executor the options name; Dask is imported only when it is chosen.
+@dataclass(frozen=True)
+class SlurmChoice:
+    """The Slurm jobs of --executor slurm (`--slurm-*`, `--gpus-per-job`)."""
 
-    `slurm`: (partition, memory, gpus per job, walltime) for --executor slurm."""
+    partition: str | None = None  # Slurm's default partition
+    memory: str = "16GB"
+    gpus_per_job: int = 1
+    walltime: str | None = None
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where the runs execute and how many at once (`--executor` and its options)."""
+
+    executor: str = "local"
+    jobs: int = 1
+    threads: int | None = None
+    scheduler: str | None = None  # a Dask scheduler's address
+    resources: str | None = None  # the Dask worker resources each run asks for
+    slurm: SlurmChoice = field(default_factory=SlurmChoice)
+    patience: float | None = None  # the executor's default
+
+
+def make_executor(execution: Execution):
+    """The executor `execution` names; Dask is imported only when it is chosen."""
     from kluebook import executors
 
-    if executor == "slurm":
-        if scheduler or resources is not None:
+    chosen, slurm = execution, execution.slurm
+    patience = {} if chosen.patience is None else {"patience": chosen.patience}
+    if chosen.executor == "slurm":
+        if chosen.scheduler or chosen.resources is not None:
             raise KluebookError("--scheduler and --resources go with --executor dask")
-        partition, memory, gpus, walltime = slurm or (None, "16GB", 1, None)
         return executors.SlurmExecutor(
-            jobs,
-            threads or 4,
-            memory,
-            gpus,
-            partition,
-            walltime,
-            **({} if patience is None else {"patience": patience}),
+            chosen.jobs,
+            chosen.threads or 4,
+            slurm.memory,
+            slurm.gpus_per_job,
+            slurm.partition,
+            slurm.walltime,
+            **patience,
         )
-    if executor == "local":
-        if scheduler:
+    if chosen.executor == "local":
+        if chosen.scheduler:
             raise KluebookError("--scheduler goes with --executor dask")
-        return executors.LocalExecutor(jobs, threads)
-    if executor == "dask":
-        if not scheduler:
+        return executors.LocalExecutor(chosen.jobs, chosen.threads)
+    if chosen.executor == "dask":
+        if not chosen.scheduler:
             raise KluebookError("--executor dask needs --scheduler tcp://HOST:PORT")
-        if jobs != 1 or threads is not None:
+        if chosen.jobs != 1 or chosen.threads is not None:
             raise KluebookError(
                 "--jobs and --threads are for --executor local; Dask workers "
                 "run as many runs as they have threads"
             )
-        chosen = None if resources is None else executors.parse_resources(resources)
-        return executors.DaskExecutor(
-            scheduler, chosen, **({} if patience is None else {"patience": patience})
-        )
-    raise KluebookError(f"unknown executor {executor!r}; choose local, dask or slurm")
+        asked = None if chosen.resources is None else executors.parse_resources(chosen.resources)
+        return executors.DaskExecutor(chosen.scheduler, asked, **patience)
+    raise KluebookError(f"unknown executor {chosen.executor!r}; choose local, dask or slurm")
 
 
 def matrix_path(matrix: Path | None) -> Path | None:
@@ -324,39 +344,50 @@ def method_matrix(method: str | None, profile: str, matrix: Path | None) -> Path
     return shipped
 
 
+@dataclass(frozen=True)
+class Selection:
+    """The runs a command names, as its options give them (`run`, `status` and `book` share
+    these): the matrix, and what narrows or overrides it."""
+
+    profile: str = "smoke"
+    tasks: str | None = None  # comma-separated, as typed
+    models: str | None = None
+    seeds: str | None = None
+    data_source: str | None = None
+    data_dir: str | None = None
+    settings: tuple[str, ...] = ()  # name=value, each --set
+    matrix: Path | None = None
+
+
 def run_options(
-    profile,
-    tasks,
-    models,
-    seeds,
-    data_source,
-    data_dir,
-    settings,
-    matrix,
-    revisions=("", ""),
-    method=None,
-    base_url=None,
+    selection: Selection,
+    *,
+    model_revision: str = "",
+    data_revision: str = "",
+    method: str | None = None,
+    base_url: str | None = None,
     server=None,
 ):
     """The command's run options as one `run_plan.Options`, parsed before the slow import;
     `server`: how a server at `base_url` is asked (`ServerOptions`)."""
-    seed_list, extra = parse_seeds(seeds), parse_settings(settings)
+    seed_list, extra = parse_seeds(selection.seeds), parse_settings(list(selection.settings))
     if base_url:
         check_base_url(base_url)
-    matrix = method_matrix(method, profile, matrix_path(matrix))
+    profile = selection.profile
+    matrix = method_matrix(method, profile, matrix_path(selection.matrix))
     from kluebook.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
 
     return Options(
         profile,
-        tasks=split_names(tasks),
-        models=split_names(models),
+        tasks=split_names(selection.tasks),
+        models=split_names(selection.models),
         seeds=seed_list,
-        data_source=data_source,
-        data_dir=data_dir,
+        data_source=selection.data_source,
+        data_dir=selection.data_dir,
         extra=extra,
         matrix_path=matrix,
-        model_revision=revisions[0],
-        data_revision=revisions[1],
+        model_revision=model_revision,
+        data_revision=data_revision,
         base_url=base_url or "",
         **({"server": server} if server else {}),
     )

@@ -8,7 +8,7 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict
@@ -21,8 +21,6 @@ from kluebook.paths import PROMPTED_NOTEBOOK
 from kluebook.prompt_items import TEMPLATE_FILE
 from kluebook.repository import without_install_address
 
-if TYPE_CHECKING:  # a record's type, named in an annotation: records sit above fingerprints
-    from kluebook.records import RunRecord
 # How a run was made: a checkpoint fine-tuned by the task's notebook, or a language model
 # prompted by the prompted notebook (`PROMPTED_NOTEBOOK`).
 FINE_TUNED, PROMPTED = "fine-tuned", "prompted"
@@ -248,9 +246,10 @@ def current_code(task, method: str = FINE_TUNED) -> dict:
     }
 
 
-def stale_inputs(record: "RunRecord", current: dict | None) -> list[str]:
-    """The code inputs that changed since a record was made, in words; [] for a current one
-    (`current` is `current_code` of its task and method, None for a task that is gone)."""
+def stale_inputs(made_from: Inputs, current: dict | None) -> list[str]:
+    """The code inputs that changed since a record was made from `made_from`, in words; [] for
+    a current one (`current` is `current_code` of its task and method, None for a task that is
+    gone)."""
     if current is None:
         return ["task"]
-    return record.inputs.changed(current, CODE_INPUTS)
+    return made_from.changed(current, CODE_INPUTS)

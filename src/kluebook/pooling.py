@@ -31,7 +31,7 @@ def code_today(records: list[RunRecord]) -> Today:
 
 def stale_reason(record: RunRecord, today: Today) -> str:
     """What changed since a record was made ("" for a current one), e.g. "task code"."""
-    return ", ".join(stale_inputs(record, today.get((record.task, record.method))))
+    return ", ".join(stale_inputs(record.inputs, today.get((record.task, record.method))))
 
 
 def _made_from(record: RunRecord) -> str:

@@ -111,12 +111,15 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     tuned = records.parse_record(
         root / "results/smoke/nli" / f"kluebook--tiny-roberta-{FINE_TUNED}-seed1.json"
     )
-    assert fingerprints.stale_inputs(prompted, fingerprints.current_code(task, "prompted")) == []
+    assert (
+        fingerprints.stale_inputs(prompted.inputs, fingerprints.current_code(task, "prompted"))
+        == []
+    )
     monkeypatch.setattr(fingerprints, "template_digest", lambda task: "an edited template")
-    assert fingerprints.stale_inputs(prompted, fingerprints.current_code(task, "prompted")) == [
-        "prompt template"
-    ]
-    assert fingerprints.stale_inputs(tuned, fingerprints.current_code(task)) == []
+    assert fingerprints.stale_inputs(
+        prompted.inputs, fingerprints.current_code(task, "prompted")
+    ) == ["prompt template"]
+    assert fingerprints.stale_inputs(tuned.inputs, fingerprints.current_code(task)) == []
 
 
 def test_compare_answers_for_a_fine_tuned_and_a_prompted_nli_configuration(kluebook, scratch):
