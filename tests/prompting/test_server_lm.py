@@ -89,6 +89,8 @@ def test_the_served_model_answers_as_the_local_backend_does(
     try:
         lm = ServerLM(proxy.base_url, str(served_folder), tmp_path / "c.sqlite", chat=False)
         served = answer_items(lm, template, prompting, dev[:4], train[:2], "generate")
+        chat = ServerLM(proxy.base_url, str(served_folder), tmp_path / "c.sqlite")
+        served_chat = answer_items(chat, template, prompting, dev[:4], train[:2], "generate")
         # Rank mode needs the log-probabilities transformers serve does not give.
         with pytest.raises(KluebookError) as error:
             answer_items(lm, template, prompting, dev[:1], train[:2], "rank")
@@ -105,6 +107,18 @@ def test_the_served_model_answers_as_the_local_backend_does(
     without_chat = LocalCausalLM(served_folder, "tiny", device="cpu", use_chat_template=False)
     local = without_chat.generate(plain, template.max_new_tokens)
     assert [answer.strip() for answer in served.raw_answers] == [a.strip() for a in local]
+    # The chat endpoint applies the model's chat template, as the local backend does, and ends
+    # an answer at the same token; the server writes the special tokens a random model draws
+    # (`<|im_start|>`, `[UNK]`), which the local backend leaves out.
+    with_chat = LocalCausalLM(served_folder, "tiny", device="cpu")
+    local_chat = with_chat.generate([with_chat.model_input(p) for p in plain], 6)
+
+    def words(text: str) -> str:
+        for token in with_chat.tokenizer.all_special_tokens:
+            text = text.replace(token, " ")
+        return " ".join(text.split())
+
+    assert [words(a) for a in served_chat.raw_answers] == [words(a) for a in local_chat]
 
 
 def test_a_server_that_does_not_answer_is_one_line(tmp_path):

@@ -3,7 +3,7 @@
 It is of the Qwen3 family (2 layers, hidden size 64, grouped-query attention)
 with the deterministic WordPiece vocabulary of the encoder stand-in (`kluebook.tiny_model`),
 learned from the text it will be prompted with: `[CLS]` opens every text (its beginning of
-sequence), `[SEP]` ends an answer, `[PAD]` pads. Its tokenizer has a small chat template
+sequence), `<|im_end|>` ends an answer as it ends a chat turn, `[PAD]` pads. Its tokenizer has a small chat template
 (ChatML), so the chat path of the rendering runs offline too. Built once per
 text and cached by a hash of it; the same bytes on every build.
 """
@@ -34,7 +34,7 @@ CHAT_TEMPLATE = (
     "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 # Part of the cached folder's name, bumped when the build changes what the folder holds.
-BUILD_VERSION = 1
+BUILD_VERSION = 2
 
 
 def tiny_causal_tokenizer(texts: Iterable[str], vocab_size: int = 2000):
@@ -53,7 +53,9 @@ def tiny_causal_tokenizer(texts: Iterable[str], vocab_size: int = 2000):
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=backend,
         bos_token="[CLS]",
-        eos_token="[SEP]",
+        # The end of a turn ends an answer: an OpenAI-compatible server that knows the family
+        # (`transformers serve`) stops a Qwen3's answer there, and at no other special token.
+        eos_token=CHAT_TOKENS[1],
         pad_token="[PAD]",
         unk_token="[UNK]",
         additional_special_tokens=CHAT_TOKENS,
