@@ -3,9 +3,9 @@
 It is of the Qwen3 family (2 layers, hidden size 64, grouped-query attention)
 with the deterministic WordPiece vocabulary of the encoder stand-in (`kluebook.tiny_model`),
 learned from the text it will be prompted with: `[CLS]` opens every text (its beginning of
-sequence), `<|im_end|>` ends an answer as it ends a chat turn, `[PAD]` pads. Its tokenizer has a small chat template
-(ChatML), so the chat path of the rendering runs offline too. Built once per
-text and cached by a hash of it; the same bytes on every build.
+sequence), `<|im_end|>` ends an answer as it ends a chat turn, `[PAD]` pads. Its tokenizer
+has a small chat template (ChatML), so the chat path of the rendering runs offline too. Built
+once per text and cached by a hash of it; the same bytes on every build.
 """
 
 import hashlib
