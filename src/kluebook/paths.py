@@ -63,11 +63,19 @@ def machine_paths() -> list[tuple[str, str]]:
     return sorted(((p, s) for p, s in pairs.items() if len(p) > 1), key=lambda x: -len(x[0]))
 
 
+# What may stand right before a path of this machine: the text's start, a character no path
+# name holds, or a terminal colour code (a traceback's, raw or as a JSON string writes it).
+PATH_START = r"(\A|[^\w.-]|(?:\x1b|\\u001b)\[[0-9;]*m)"
+
+
 def scrub(text: str) -> str:
     """`text` without the paths of this machine (the book root becomes relative). A path is
     replaced where it is whole: not /rootfs for /root, nor /var/tmp for /tmp."""
     for path, instead in machine_paths():
-        whole = r"(?<![\w.-])" + re.escape(path)
-        text = re.sub(whole + "/", "" if instead == "." else instead + "/", text)
-        text = re.sub(whole + r"(?![\w.-])", instead, text)
+        inside = "" if instead == "." else instead + "/"
+        start = PATH_START + re.escape(path)
+        text = re.sub(start + "/", lambda found, shown=inside: found.group(1) + shown, text)
+        text = re.sub(
+            start + r"(?![\w.-])", lambda found, shown=instead: found.group(1) + shown, text
+        )
     return text

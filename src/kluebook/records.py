@@ -263,17 +263,24 @@ def redact(text: str, base_url: str, in_json: bool = False) -> str:
     return text
 
 
+def publishable(text: str, parameters: dict, in_json: bool = False) -> str:
+    """`text` as a run may write it anywhere: without the API keys, the server's address and
+    credentials of the run (its `parameters`), its model's folder (named by its id) and the
+    paths of this machine; `in_json`: as they are written inside a JSON string (a notebook)."""
+    text = redact(text, parameters.get("base_url") or "", in_json)
+    for path, shown in run_paths(parameters["model"], parameters.get("data_dir") or ""):
+        if in_json:
+            path, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (path, shown))
+        text = text.replace(path, shown)
+    return scrub(text)
+
+
 def describe_error(error: BaseException, parameters: dict) -> tuple[str, str]:
     """The one-line error and the short traceback that a failed run's record keeps (it may be
-    committed and published): without the API keys, the server's address and credentials of
-    the run (its `parameters`), its model's folder (named by its id) and the paths of this
-    machine, whatever raised it."""
+    committed and published), `publishable` whatever raised it."""
 
     def published(text: str) -> str:
-        text = redact(text, parameters.get("base_url") or "")
-        for path, shown in run_paths(parameters["model"], parameters.get("data_dir") or ""):
-            text = text.replace(path, shown)
-        return scrub(text)
+        return publishable(text, parameters)
 
     lines = str(error).strip().splitlines()
     return (

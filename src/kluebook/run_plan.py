@@ -173,10 +173,8 @@ def preflight(specs: list[RunSpec]) -> list[RunSpec]:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
         if spec.data_revision and spec.data_source != "hub":
             raise KluebookError("--data-revision is for --data-source hub")
-    prompted = [s for s in specs if s.method == fingerprints.PROMPTED]
-    check_prompted_models({s.model for s in prompted if not s.base_url})
-    if any(s.base_url for s in prompted):
-        check_response_cache()
+    local = {s.model for s in specs if s.method == fingerprints.PROMPTED and not s.base_url}
+    check_prompted_models(local)
     return pin_revisions(specs)
 
 
@@ -208,7 +206,10 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
 def ask_servers(specs: list[RunSpec]) -> list[RunSpec]:
     """Each run on a server with the identity the server reports for its model (its
     `/v1/models`, asked once per model): an input of the run, so another model served under
-    the same name stales it. A server that does not answer fails here, in one line."""
+    the same name stales it. A server that does not answer, or a damaged response cache,
+    fails here, in one line."""
+    if any(spec.base_url for spec in specs):
+        check_response_cache()
     served = {
         (s.base_url, s.model): ask_served_model(s.base_url, s.model, s.server).identity
         for s in specs

@@ -130,8 +130,9 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
         env = request.kernel_env if request.kernel_env is not None else worker_kernel_environment()
         products.kernel_env = dict(env)
         log.parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "w", encoding="utf-8") as log_file:
+        with open(log, "w", encoding="utf-8") as file:
             mark_in_progress(marker, request, products, log)
+            log_file = PublishableLog(file, request.parameters)
             _execute(request, scratch, env, products, log_file, kernel)
     except Exception as error:
         if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
@@ -142,6 +143,20 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
         marker.unlink(missing_ok=True)
         shutil.rmtree(scratch, ignore_errors=True)
     return products
+
+
+class PublishableLog:
+    """A run's log: what the kernel prints, written as `records.publishable` (no secret of the
+    run, no path of this machine)."""
+
+    def __init__(self, file, parameters: dict):
+        self.file, self.parameters = file, parameters
+
+    def write(self, text: str) -> int:
+        return self.file.write(records.publishable(text, self.parameters))
+
+    def flush(self) -> None:
+        self.file.flush()
 
 
 def new_scratch() -> Path:
@@ -306,10 +321,9 @@ def _execute(
         products.outcome = json.loads(outcome_path.read_text(encoding="utf-8"))
         products.predictions = (output_dir / records.PREDICTIONS_FILE).read_bytes()
     finally:
-        if executed.exists():  # papermill injected the server's address, an error may echo more
+        if executed.exists():  # papermill injected the server's address, a traceback has paths
             text = executed.read_text(encoding="utf-8")
-            base_url = request.parameters.get("base_url") or ""
-            products.executed = records.redact(text, base_url, in_json=True).encode()
+            products.executed = records.publishable(text, request.parameters, True).encode()
 
 
 def _execute_notebook(

@@ -48,7 +48,7 @@ def test_a_failed_runs_error_names_no_key_server_credentials_nor_folder_whatever
     said = (
         f"the server at {url}/ (10.1.2.3:8123, host 10.1.2.3) refused 401: Incorrect API key "
         f"provided: {key}; Basic {basic}; {password}; no logprobs for {folder} in "
-        f"{scratch}/input.ipynb, {PACKAGE}/worker.py; /var/tmp/x"
+        f"{scratch}/input.ipynb, {PACKAGE}/worker.py; /var/tmp/x; \x1b[32m{PACKAGE}/data.py"
     )
     try:
         raise KluebookError(said)
@@ -58,7 +58,7 @@ def test_a_failed_runs_error_names_no_key_server_credentials_nor_folder_whatever
         "KluebookError: the server at <server>/ (<server>, host <server>) refused 401: "
         "Incorrect API key provided: <api key>; Basic <credentials>; <credentials>; no logprobs "
         f"for {provenance.model_id(str(folder))} in <tmp>/kluebook-run-x1y2/input.ipynb, "
-        "<kluebook>/worker.py; /var/tmp/x"
+        "<kluebook>/worker.py; /var/tmp/x; \x1b[32m<kluebook>/data.py"
     )
     assert line in traceback
     for private in (key, password, "10.1.2.3", str(tmp_path), str(scratch), str(PACKAGE)):

@@ -219,9 +219,11 @@ def test_a_damaged_response_cache_is_one_line_before_any_run(kluebook, new_book,
     cache = root / ".cache" / "prompting" / "responses.sqlite"
     cache.parent.mkdir(parents=True)
     cache.write_bytes(bytes(range(256)) * 64)
-    result = kluebook(root, *PROMPTED_NLI, "--models", "m", "--base-url", "http://127.0.0.1:9/v1")
-    assert_one_line_error(result, "prompting/responses.sqlite: not a readable response cache")
-    assert "remove it to start afresh" in result.stderr
+    served = ("--models", "m", "--base-url", "http://127.0.0.1:9/v1")
+    for command in (PROMPTED_NLI, (*PROMPTED_NLI, "--dry-run"), ("status", *PROMPTED_NLI[1:])):
+        result = kluebook(root, *command, *served)
+        assert_one_line_error(result, "prompting/responses.sqlite: not a readable response cache")
+        assert "remove it to start afresh" in result.stderr
 
 
 @pytest.mark.slow

@@ -187,3 +187,12 @@ def test_no_key_password_address_nor_machine_path_reaches_a_file_of_the_book_or_
         assert "Traceback" in failure
         for path in machine:
             assert path not in failure, path
+    # Nor do the notebooks of the failed runs, as far as they got, or any run's log.
+    notebooks = [root / json.loads(failure)["failed_notebook"] for failure in failures]
+    logs = list((root / ".cache" / "logs").rglob("*.log"))
+    assert len(logs) == 3
+    for kept in [*notebooks, *logs]:
+        text = kept.read_text()
+        for path in machine:
+            assert path not in text, (kept, path)
+    assert all("Traceback" in n.read_text() or "Error" in n.read_text() for n in notebooks)
