@@ -58,8 +58,8 @@ def parse_settings(settings: list[str]) -> dict:
 
 
 def check_base_url(url: str) -> None:
-    """An http or https URL with a host and no credentials, else a one-line error that shows
-    no part of the URL a credential may be in."""
+    """An http or https URL with a host and no credentials, query or fragment, else a one-line
+    error that shows no part of the URL a credential may be in."""
     example = "e.g. http://127.0.0.1:8000/v1"
     try:
         parts = urlsplit(url)
@@ -72,6 +72,11 @@ def check_base_url(url: str) -> None:
             raise KluebookError(f"--base-url must be an http:// or https:// URL, {example}")
         if not parts.hostname:
             raise KluebookError(f"--base-url names no host, {example}")
+        if parts.query or parts.fragment:  # the client adds its paths after the base URL
+            raise KluebookError(
+                "--base-url has a query or fragment (?… or #…): give the server's address "
+                f"alone and its key in {' or '.join(API_KEY_VARIABLES)}"
+            )
         parts.port  # noqa: B018  (a port that is no number raises here)
     except ValueError as error:
         raise KluebookError(f"--base-url is not a URL ({error}), {example}") from None

@@ -100,6 +100,7 @@ def test_a_bad_prompted_option_is_one_line_before_any_run(kluebook, book, argume
         ("127.0.0.1:8000/v1", "--base-url must be an http:// or https:// URL"),
         ("http://:8000/v1", "--base-url names no host"),
         ("http://localhost:port/v1", "--base-url is not a URL (Port could not be cast"),
+        ("http://127.0.0.1:8000/v1?key=SENTINEL", "--base-url has a query or fragment"),
     ],
 )
 def test_a_bad_base_url_is_one_line_before_any_run_in_run_and_status(
