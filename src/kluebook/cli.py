@@ -196,16 +196,7 @@ def run(
     node: `--slurm-partition debug --jobs 2 --threads 1 --slurm-memory 3GB --gpus-per-job 0
     --slurm-walltime 00:30:00`.
     """
-    selection = Selection(
-        profile=profile,
-        tasks=tasks,
-        models=models,
-        seeds=seeds,
-        data_source=data_source,
-        data_dir=data_dir,
-        settings=tuple(settings),
-        matrix=matrix,
-    )
+    selection = Selection.among(locals())
     server = ServerOptions(
         timeout=request_timeout, retries=retries, concurrency=concurrency, reask=force
     )
@@ -266,16 +257,7 @@ def status(
     First, the runs executing now on this book root (by any runner here, or a Dask worker or
     Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
     streams to `.cache/logs/<task>/<run>.log`."""
-    selection = Selection(
-        profile=profile,
-        tasks=tasks,
-        models=models,
-        seeds=seeds,
-        data_source=data_source,
-        data_dir=data_dir,
-        settings=tuple(settings),
-        matrix=matrix,
-    )
+    selection = Selection.among(locals())
     chosen = run_options(selection, method=method, base_url=base_url)  # bad options: one line
     from kluebook.worker import runs_in_progress  # lazy: CLI start-up
 
@@ -345,16 +327,7 @@ def book(
     from kluebook.book import build, check_book_root, write_generated_pages  # lazy: CLI start-up
 
     check_book_root()  # before any run: a checkout, its repository address set everywhere
-    selection = Selection(
-        profile=profile,
-        tasks=tasks,
-        models=models,
-        seeds=seeds,
-        data_source=data_source,
-        data_dir=data_dir,
-        settings=tuple(settings),
-        matrix=matrix,
-    )
+    selection = Selection.among(locals())
     execution = Execution(
         executor=executor, jobs=jobs, threads=threads, scheduler=scheduler, resources=resources
     )

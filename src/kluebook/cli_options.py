@@ -3,7 +3,7 @@ means (`Selection` and `run_options`: the runs a command asks for; `Execution` a
 `make_executor`: where they execute)."""
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -362,6 +362,12 @@ class Selection:
     data_dir: str | None = None
     settings: tuple[str, ...] = ()  # name=value, each --set
     matrix: Path | None = None
+
+    @classmethod
+    def among(cls, options: dict) -> "Selection":
+        """The selection among a command's options, given by name (its `locals()`)."""
+        chosen = {f.name: options[f.name] for f in fields(cls)}
+        return cls(**{**chosen, "settings": tuple(chosen["settings"])})
 
 
 def run_options(

@@ -42,7 +42,21 @@ class CountingProxy(ThreadingHTTPServer):
         return {"object": "list", "data": [{**entry, "root": str(self.upstream.folder)}]}
 
 
-class RelayHandler(BaseHTTPRequestHandler):
+class JsonHandler(BaseHTTPRequestHandler):
+    """A handler that answers in JSON and logs nothing."""
+
+    def _send(self, status: int, payload: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+class RelayHandler(JsonHandler):
     def do_GET(self):
         proxy = self.server
         if proxy.alias and self.path.endswith("/models"):
@@ -81,16 +95,6 @@ class RelayHandler(BaseHTTPRequestHandler):
         self._send(response.status, payload)
         return response.status
 
-    def _send(self, status: int, payload: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
-
 
 class ScriptedServer(ThreadingHTTPServer):
     """Answers `/v1/models` with `models` and every POST with `status` and `body` (bytes, as
@@ -107,7 +111,7 @@ class ScriptedServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
-class ScriptedHandler(BaseHTTPRequestHandler):
+class ScriptedHandler(JsonHandler):
     def do_GET(self):
         self._send(200, json.dumps({"object": "list", "data": self.server.models}).encode())
 
@@ -115,16 +119,6 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers["Content-Length"]))
         self.server.posts += 1
         self._send(self.server.status, self.server.body)
-
-    def _send(self, status: int, payload: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
 
 
 def prompt_of(body: dict) -> str:
@@ -146,27 +140,14 @@ class KeyEchoingServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
-class EchoingHandler(BaseHTTPRequestHandler):
+class EchoingHandler(JsonHandler):
     def do_GET(self):
         listing = {"object": "list", "data": [{"id": "echo-model", "object": "model"}]}
-        payload = json.dumps(listing).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        self._send(200, json.dumps(listing).encode())
 
     def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
         key = self.headers.get("Authorization", "").removeprefix("Bearer ")
         self.server.keys.add(key)
         error = {"message": f"Incorrect API key provided: {key}", "code": "invalid_api_key"}
-        payload = json.dumps({"error": error}).encode()
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
+        self._send(401, json.dumps({"error": error}).encode())

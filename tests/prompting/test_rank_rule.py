@@ -9,7 +9,7 @@ import json
 import random
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 
@@ -17,6 +17,8 @@ from kluebook.errors import KluebookError
 from kluebook.prompting.answering import conditioning_length, continuation
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_SIZE
+
+from .serving import JsonHandler
 
 CHOICES = ("1", "2", "10", "없음")
 SYLLABLES = "가나다라마바사아자차카타파하"
@@ -200,25 +202,15 @@ class VllmLikeServer(ThreadingHTTPServer):
         }
 
 
-class EchoHandler(BaseHTTPRequestHandler):
+class EchoHandler(JsonHandler):
     def do_GET(self):  # `/v1/models`, as vLLM lists a model served under a name of its own
         entry = {"id": "m", "object": "model", "created": int(time.time()), "root": "/models/m"}
-        self._send(json.dumps({"object": "list", "data": [entry]}).encode())
+        self._send(200, json.dumps({"object": "list", "data": [entry]}).encode())
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.bodies.append(body)
-        self._send(json.dumps(self.server.completion(body)).encode())
-
-    def _send(self, payload: bytes) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
+        self._send(200, json.dumps(self.server.completion(body)).encode())
 
 
 @pytest.mark.parametrize("family", ["crossing BPE", "WordPiece"])
