@@ -253,39 +253,37 @@ def server_forms(base_url: str) -> dict[str, str]:
     return forms
 
 
-def redact(text: str, base_url: str, in_json: bool = False) -> str:
-    """`text` without the `secrets` of a run asking `base_url`; `in_json`: as they are written
-    inside a JSON string (a notebook's text)."""
-    for secret, shown in secrets(base_url):
-        if in_json:
-            secret, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (secret, shown))
-        text = text.replace(secret, shown)
-    return text
+@dataclass(frozen=True)
+class Redaction:
+    """What no file a run leaves may hold, and what shows instead: the run's `secrets`, its own
+    folders (`run_paths`), then this machine's paths (`scrub`). Made once per run (`of`)."""
 
+    pairs: tuple[tuple[str, str], ...]
 
-def publishable(text: str, parameters: dict, in_json: bool = False) -> str:
-    """`text` as a run may write it anywhere: without the API keys, the server's address and
-    credentials of the run (its `parameters`), its model's folder (named by its id) and the
-    paths of this machine; `in_json`: as they are written inside a JSON string (a notebook)."""
-    text = redact(text, parameters.get("base_url") or "", in_json)
-    for path, shown in run_paths(parameters["model"], parameters.get("data_dir") or ""):
-        if in_json:
-            path, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (path, shown))
-        text = text.replace(path, shown)
-    return scrub(text)
+    @classmethod
+    def of(cls, parameters: dict) -> "Redaction":
+        """The redaction of a run with these notebook parameters."""
+        own = run_paths(parameters["model"], parameters.get("data_dir") or "")
+        return cls((*secrets(parameters.get("base_url") or ""), *own))
+
+    def __call__(self, text: str, in_json: bool = False) -> str:
+        """`text` redacted; `in_json`: as its secrets are written inside a JSON string (a
+        notebook's text)."""
+        for hidden, shown in self.pairs:
+            if in_json:
+                hidden, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (hidden, shown))
+            text = text.replace(hidden, shown)
+        return scrub(text)
 
 
 def describe_error(error: BaseException, parameters: dict) -> tuple[str, str]:
     """The one-line error and the short traceback that a failed run's record keeps (it may be
-    committed and published), `publishable` whatever raised it."""
-
-    def published(text: str) -> str:
-        return publishable(text, parameters)
-
+    committed and published), redacted (`Redaction`) whatever raised it."""
+    redact = Redaction.of(parameters)
     lines = str(error).strip().splitlines()
     return (
-        published(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
-        published("".join(traceback.format_exception(error, limit=5))),
+        redact(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
+        redact("".join(traceback.format_exception(error, limit=5))),
     )
 
 

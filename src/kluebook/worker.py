@@ -132,7 +132,7 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "w", encoding="utf-8") as file:
             mark_in_progress(marker, request, products, log)
-            log_file = PublishableLog(file, request.parameters)
+            log_file = RedactedLog(file, records.Redaction.of(request.parameters))
             _execute(request, scratch, env, products, log_file, kernel)
     except Exception as error:
         if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
@@ -145,15 +145,15 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
     return products
 
 
-class PublishableLog:
-    """A run's log: what the kernel prints, written as `records.publishable` (no secret of the
-    run, no path of this machine)."""
+class RedactedLog:
+    """A run's log: what the kernel prints, written redacted (no secret of the run, no path of
+    this machine)."""
 
-    def __init__(self, file, parameters: dict):
-        self.file, self.parameters = file, parameters
+    def __init__(self, file, redact: records.Redaction):
+        self.file, self.redact = file, redact
 
     def write(self, text: str) -> int:
-        return self.file.write(records.publishable(text, self.parameters))
+        return self.file.write(self.redact(text))
 
     def flush(self) -> None:
         self.file.flush()
@@ -323,7 +323,8 @@ def _execute(
     finally:
         if executed.exists():  # papermill injected the server's address, a traceback has paths
             text = executed.read_text(encoding="utf-8")
-            products.executed = records.publishable(text, request.parameters, True).encode()
+            redact = records.Redaction.of(request.parameters)
+            products.executed = redact(text, in_json=True).encode()
 
 
 def _execute_notebook(

@@ -19,22 +19,31 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from kluebook.prompting.local_server import TransformersServer
 
 
-class CountingProxy(ThreadingHTTPServer):
-    """Relays every request to `upstream`'s port and keeps what it saw; after `cut_after`
-    answers it kills the upstream server. A request it cannot relay gets no answer at all."""
+class LoopbackServer(ThreadingHTTPServer):
+    """An HTTP server on a free loopback port, serving `handler` from a thread of its own (a
+    subclass sets what its handler reads before it starts); `base_url` is its
+    OpenAI-compatible address."""
 
-    def __init__(self, upstream: TransformersServer, cut_after: int | None = None, alias: str = ""):
-        super().__init__(("127.0.0.1", 0), RelayHandler)
-        self.upstream, self.cut_after, self.alias = upstream, cut_after, alias
-        self.lock = threading.Lock()
-        self.answered: list[dict] = []  # bodies of the requests the server answered
-        self.received = 0  # requests that reached the proxy, answered or not
-        self.authorizations: set[str] = set()
+    def __init__(self, handler):
+        super().__init__(("127.0.0.1", 0), handler)
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class CountingProxy(LoopbackServer):
+    """Relays every request to `upstream`'s port and keeps what it saw; after `cut_after`
+    answers it kills the upstream server. A request it cannot relay gets no answer at all."""
+
+    def __init__(self, upstream: TransformersServer, cut_after: int | None = None, alias: str = ""):
+        self.upstream, self.cut_after, self.alias = upstream, cut_after, alias
+        self.lock = threading.Lock()
+        self.answered: list[dict] = []  # bodies of the requests the server answered
+        self.received = 0  # requests that reached the proxy, answered or not
+        self.authorizations: set[str] = set()
+        super().__init__(RelayHandler)
 
     def listing(self) -> dict:
         """`/v1/models` as vLLM writes it for a model served under the alias."""
@@ -96,19 +105,14 @@ class RelayHandler(JsonHandler):
         return response.status
 
 
-class ScriptedServer(ThreadingHTTPServer):
+class ScriptedServer(LoopbackServer):
     """Answers `/v1/models` with `models` and every POST with `status` and `body` (bytes, as
     sent), both settable while it runs; counts the POSTs."""
 
     def __init__(self, models: list[dict], body: bytes = b"{}", status: int = 200):
-        super().__init__(("127.0.0.1", 0), ScriptedHandler)
         self.models, self.body, self.status = models, body, status
         self.posts = 0
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+        super().__init__(ScriptedHandler)
 
 
 class ScriptedHandler(JsonHandler):
@@ -125,19 +129,14 @@ def prompt_of(body: dict) -> str:
     return body["messages"][0]["content"] if "messages" in body else body["prompt"]
 
 
-class KeyEchoingServer(ThreadingHTTPServer):
+class KeyEchoingServer(LoopbackServer):
     """A server that lists its models to anyone but refuses every other request with 401 and an
     error whose message echoes the API key it was sent, as OpenAI's does (`Incorrect API key
     provided: sk-…`); `keys`: the keys it was sent."""
 
     def __init__(self):
-        super().__init__(("127.0.0.1", 0), EchoingHandler)
         self.keys: set[str] = set()
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+        super().__init__(EchoingHandler)
 
 
 class EchoingHandler(JsonHandler):

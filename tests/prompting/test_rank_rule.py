@@ -9,7 +9,6 @@ import json
 import random
 import threading
 import time
-from http.server import ThreadingHTTPServer
 
 import pytest
 
@@ -18,7 +17,7 @@ from kluebook.prompting.answering import conditioning_length, continuation
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_SIZE
 
-from .serving import JsonHandler
+from .serving import JsonHandler, LoopbackServer
 
 CHOICES = ("1", "2", "10", "없음")
 SYLLABLES = "가나다라마바사아자차카타파하"
@@ -149,20 +148,15 @@ def test_with_tokens_that_stop_at_spaces_the_rule_is_the_usual_convention(
         assert scores.logprobs == pytest.approx(expected, abs=1e-4)
 
 
-class VllmLikeServer(ThreadingHTTPServer):
+class VllmLikeServer(LoopbackServer):
     """`/v1/completions` with `echo` and `logprobs` answered as vLLM's OpenAI-compatible server
     answers it, from a local model: the prompt's tokens (its tokenizer's special tokens
     added) and one generated, each token as its decoded text, `text_offset` the running length
     of those texts, no log-probability for the first token, and the usage."""
 
     def __init__(self, lm):
-        super().__init__(("127.0.0.1", 0), EchoHandler)
         self.lm, self.lock, self.bodies = lm, threading.Lock(), []
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def base_url(self):
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+        super().__init__(EchoHandler)
 
     def completion(self, body):
         import torch

@@ -143,14 +143,16 @@ def open_client(base_url: str, options: ServerOptions):
 
 def ask_served_model(base_url: str, model: str, options: ServerOptions = DEFAULT_OPTIONS):
     """`served_model` of `model` on the server at `base_url`: its `/v1/models` asked once."""
-    client = open_client(base_url, options)
-    return _calling(model, options, lambda: _listed(client, model))
+    return _served_by(open_client(base_url, options), model, options)
 
 
-def _listed(client, model: str) -> ServedModel:
-    listing = client.models.list()
-    entries = [entry.model_dump() for entry in getattr(listing, "data", None) or []]
-    return served_model(entries, model, time.time())
+def _served_by(client, model: str, options: ServerOptions) -> ServedModel:
+    def listed() -> ServedModel:
+        listing = client.models.list()
+        entries = [entry.model_dump() for entry in getattr(listing, "data", None) or []]
+        return served_model(entries, model, time.time())
+
+    return _calling(model, options, listed)
 
 
 def _calling(model: str, options: ServerOptions, call):
@@ -228,7 +230,7 @@ class ServerLM:
     ):
         self.model, self.chat, self.options = model, chat, options
         self.client = open_client(base_url, options)
-        self.served = _calling(model, options, lambda: _listed(self.client, model))
+        self.served = _served_by(self.client, model, options)
         if expected and self.served.identity != expected:
             raise KluebookError(
                 f"the server (--base-url) now runs another model as {model_id(model)!r} than "
