@@ -1,6 +1,9 @@
 """The model registry (configs/models.yaml): released checkpoints and the offline stand-in;
-the early check that a checkpoint can be reached, and its hub revision, pinned to a commit."""
+the early check that a checkpoint can be reached, and its hub revision, pinned to a commit; how
+a run names its model (`model_id`: a local folder by its name and a hash of its files, never
+its path)."""
 
+import hashlib
 import re
 from functools import cache
 from pathlib import Path
@@ -8,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from kluebook.errors import KluebookError
-from kluebook.paths import CONFIGS
+from kluebook.paths import CONFIGS, ROOT
 from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 UNLISTED = {"family": "unknown", "size": "base"}
@@ -100,3 +103,37 @@ def hub_snapshot(model: str) -> str:
 
     revision = pinned_revision(model) or check_hub_model(model)
     return huggingface_hub.snapshot_download(model, revision=revision, allow_patterns=MODEL_FILES)
+
+
+def local_model(model: str) -> Path | None:
+    """The folder of a local checkpoint (as given, or inside the book root), else None."""
+    for path in (Path(model), ROOT / model):
+        if path.is_dir():
+            return path.resolve()
+    return None
+
+
+@cache
+def folder_digest(folder: Path) -> str:
+    """SHA-256 over the relative names and contents of every file in a folder."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def model_id(model: str) -> str:
+    """How a run names its model: a hub id as it is; a local checkpoint folder by its name and
+    a hash of its files (`standin-roberta@1a2b3c4d5e6f`), so no path of the machine is kept and
+    a changed checkpoint is another model."""
+    folder = local_model(model)
+    return model if folder is None else f"{folder.name}@{folder_digest(folder)[:12]}"
+
+
+def model_slug(model: str) -> str:
+    """A file-name-safe form of a model's id: `klue/roberta-base` -> `klue--roberta-base`,
+    a local folder -> `standin-roberta-1a2b3c4d5e6f`."""
+    return model_id(model).strip("/").replace("/", "--").replace(" ", "_").replace("@", "-")

@@ -14,10 +14,10 @@ from kluebook.aggregation import (
     record_order,
     reproduced_rows,
 )
+from kluebook.checkpoints import model_slug
 from kluebook.links import run_page
 from kluebook.paths import GENERATED, ROOT
 from kluebook.pooling import code_today, stale_reason
-from kluebook.provenance import model_slug
 from kluebook.records import RunRecord
 
 

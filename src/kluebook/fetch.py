@@ -1,10 +1,13 @@
 """Downloading the official KLUE v1.1 files, each checked against its pins (configs/data.yaml)
 before it is used: its git blob id at the pinned commit, and its SHA-256 where known."""
 
+from __future__ import annotations
+
 import hashlib
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from tqdm.auto import tqdm
@@ -12,7 +15,9 @@ from tqdm.auto import tqdm
 from kluebook.data import file_sha256
 from kluebook.errors import KluebookError
 from kluebook.paths import CONFIGS
-from kluebook.tasks import Task
+
+if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
+    from kluebook.tasks import Task
 
 
 def manifest() -> dict:

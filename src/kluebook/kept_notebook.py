@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from kluebook import provenance
+from kluebook import checkpoints
 from kluebook.paths import ROOT, scrub
 
 # Outputs that are progress or widget state, not results.
@@ -96,9 +96,9 @@ def run_paths(model: str, data_dir: str) -> list[tuple[str, str]]:
     """A run's own folders outside the known ones (a local checkpoint `model`, a `data_dir`
     given by absolute path), and how a page shows them: the checkpoint by its id."""
     pairs = []
-    folder = provenance.local_model(model)
+    folder = checkpoints.local_model(model)
     if folder is not None:
-        pairs += [(str(folder), provenance.model_id(model)), (model, provenance.model_id(model))]
+        pairs += [(str(folder), checkpoints.model_id(model)), (model, checkpoints.model_id(model))]
     if data_dir and Path(data_dir).is_absolute():
         pairs += [(str(Path(data_dir).resolve()), display_path(data_dir))]
         pairs += [(data_dir, display_path(data_dir))]

@@ -7,10 +7,10 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCardData
 
 from kluebook.aggregation import method_text
+from kluebook.checkpoints import model_slug
 from kluebook.fingerprints import PROMPTED
 from kluebook.json_files import write_text_if_changed
 from kluebook.klue_table import short_name
-from kluebook.provenance import model_slug
 from kluebook.tasks import all_tasks
 
 DATASETS = {

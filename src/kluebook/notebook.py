@@ -244,8 +244,8 @@ def model_revision(model: str, checkpoint: str) -> str:
     """The hub commit of a checkpoint, or where a local one came from."""
     if model == TINY_MODEL:
         return f"built locally: {Path(checkpoint).name}"
-    if provenance.local_model(model) is not None:
-        return f"local folder: {provenance.model_id(model)}"
+    if checkpoints.local_model(model) is not None:
+        return f"local folder: {checkpoints.model_id(model)}"
     pinned = checkpoints.pinned_revision(model)
     return pinned or getattr(AutoConfig.from_pretrained(model), "_commit_hash", None) or "unknown"
 
@@ -289,7 +289,7 @@ def finish_prompted_run(
     with the unparsable answers), and no checkpoint."""
     parameters = run.parameters
     asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
-    asked["model"] = provenance.model_id(parameters["model"])
+    asked["model"] = checkpoints.model_id(parameters["model"])
     mode = parameters["mode"] or template.mode
     facts = {
         "model_revision": prompted_model_revision(parameters, asked.get("revision") or ""),
@@ -325,8 +325,8 @@ def prompted_model_revision(parameters: dict, revision: str) -> str:
         return "the server's"
     if parameters["model"] == TINY_CAUSAL_LM:
         return "built locally"
-    if provenance.local_model(parameters["model"]) is not None:
-        return f"local folder: {provenance.model_id(parameters['model'])}"
+    if checkpoints.local_model(parameters["model"]) is not None:
+        return f"local folder: {checkpoints.model_id(parameters['model'])}"
     return "unknown"
 
 

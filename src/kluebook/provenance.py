@@ -1,17 +1,14 @@
-"""Where a run ran and on what: checkpoints named by content (`model_id`: the folder's name and
-a hash of its files, never its path), the commit, library versions, the device. The run record
-carries these facts (`kluebook.records`)."""
+"""Where a run ran and on what: its model by its id (`kluebook.checkpoints.model_id`), the
+commit, library versions, the device. The run record carries these facts (`kluebook.records`)."""
 
-import hashlib
 import json
 import platform
 import subprocess
-from functools import cache
 from importlib.metadata import PackageNotFoundError, distribution, version
-from pathlib import Path
 
 from kluebook import __version__
-from kluebook.paths import CHECKOUT, ROOT, scrub
+from kluebook.checkpoints import model_id
+from kluebook.paths import CHECKOUT, scrub
 
 LIBRARIES = (
     "torch",
@@ -22,40 +19,6 @@ LIBRARIES = (
     "numpy",
     "papermill",
 )
-
-
-def local_model(model: str) -> Path | None:
-    """The folder of a local checkpoint (as given, or inside the book root), else None."""
-    for path in (Path(model), ROOT / model):
-        if path.is_dir():
-            return path.resolve()
-    return None
-
-
-@cache
-def folder_digest(folder: Path) -> str:
-    """SHA-256 over the relative names and contents of every file in a folder."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
-def model_id(model: str) -> str:
-    """How a run names its model: a hub id as it is; a local checkpoint folder by its name and
-    a hash of its files (`standin-roberta@1a2b3c4d5e6f`), so no path of the machine is kept and
-    a changed checkpoint is another model."""
-    folder = local_model(model)
-    return model if folder is None else f"{folder.name}@{folder_digest(folder)[:12]}"
-
-
-def model_slug(model: str) -> str:
-    """A file-name-safe form of a model's id: `klue/roberta-base` -> `klue--roberta-base`,
-    a local folder -> `standin-roberta-1a2b3c4d5e6f`."""
-    return model_id(model).strip("/").replace("/", "--").replace(" ", "_").replace("@", "-")
 
 
 # How a record names the server a prompted run asked (`base_url`): not by its address, which

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from kluebook import fingerprints, provenance, records
+from kluebook import checkpoints, fingerprints, records
 from kluebook.aggregation import SOURCE_SPLITS, configuration_text, method_text, run_shots
 from kluebook.json_files import write_text_if_changed
 from kluebook.kept_notebook import clean, display_path
@@ -87,7 +87,7 @@ def rerun_command(spec) -> str:
     method = ["--method", fingerprints.PROMPTED] if spec.method == fingerprints.PROMPTED else []
     method += ["--base-url", "URL"] if spec.base_url else []
     parts = ["kluebook", "run", "--profile", spec.profile, *method, "--tasks", spec.task.name]
-    model = provenance.model_id(spec.model)
+    model = checkpoints.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
         model = f"…/{model.split('@')[0]}"
     parts += ["--models", model, "--seeds", str(spec.seed)]
@@ -160,7 +160,7 @@ def card(spec, record: RunRecord) -> str:
             f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
         ),
         ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
-        ("Model", f"`{provenance.model_id(spec.model)}`, revision `{outcome.model_revision}`"),
+        ("Model", f"`{checkpoints.model_id(spec.model)}`, revision `{outcome.model_revision}`"),
         ("Profile · seed", f"{spec.profile} · {spec.seed}"),
         ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
         ("Switches off the official code", switches_text(spec, outcome)),
@@ -260,7 +260,7 @@ def title(spec, record: RunRecord | None = None) -> str:
     shots = run_shots(record) if record is not None else spec.extra.get("shots")
     named = configuration_text(spec.method, spec.config or DEFAULT_CONFIG, shots)
     config = f", {named}" if named else ""
-    model = provenance.model_id(spec.model)
+    model = checkpoints.model_id(spec.model)
     return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from kluebook import fingerprints, provenance, records
+from kluebook import checkpoints, fingerprints, provenance, records
 from kluebook.data import data_checksum
 from kluebook.paths import CACHE, RESULTS, ROOT, RUNS
 from kluebook.prompting.server_lm import ServerOptions
@@ -62,7 +62,7 @@ class RunSpec:
     @property
     def stem(self) -> str:
         config = f"-{self.config}" if self.config else ""
-        return f"{provenance.model_slug(self.model)}{config}-seed{self.seed}"
+        return f"{checkpoints.model_slug(self.model)}{config}-seed{self.seed}"
 
     @property
     def name(self) -> str:

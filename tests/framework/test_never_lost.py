@@ -11,7 +11,16 @@ import pytest
 from conftest import valid_record
 from pydantic import ValidationError
 
-from kluebook import aggregation, kept_notebook, provenance, records, run_plan, run_spec, run_store
+from kluebook import (
+    aggregation,
+    checkpoints,
+    kept_notebook,
+    provenance,
+    records,
+    run_plan,
+    run_spec,
+    run_store,
+)
 from kluebook.status_page import render_status
 
 # Stores a success made by older task code, then a failed rerun made by today's code, the way
@@ -145,7 +154,7 @@ def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_pa
     folder = tmp_path / "deep" / "cache" / "standin-roberta"
     folder.mkdir(parents=True)
     (folder / "config.json").write_text('{"model_type": "roberta"}')
-    name = provenance.model_id(str(folder))
+    name = checkpoints.model_id(str(folder))
     assert name.startswith("standin-roberta@") and len(name) == len("standin-roberta@") + 12
     spec = run_plan.plan("smoke", tasks=["ynat"], models=[str(folder)], seeds=[1])[0]
     assert spec.record_path.name == f"standin-roberta-{name[-12:]}-seed1.json"
@@ -156,9 +165,9 @@ def test_a_local_checkpoint_is_named_by_its_folder_and_files_not_its_path(tmp_pa
     executed = nbformat.writes(nbformat.v4.new_notebook(cells=[cell])).encode()
     kept = kept_notebook.clean_notebook(executed, spec)  # what the run keeps, its page's source
     assert str(tmp_path) not in kept and f'model = \\"{name}\\"' in kept
-    provenance.folder_digest.cache_clear()
+    checkpoints.folder_digest.cache_clear()
     (folder / "config.json").write_text('{"model_type": "roberta", "changed": 1}')
-    assert provenance.model_id(str(folder)) != name  # another checkpoint is another model
+    assert checkpoints.model_id(str(folder)) != name  # another checkpoint is another model
 
 
 def test_the_page_layout_is_rendered_again_from_the_kept_notebook(kluebook, scratch_book):

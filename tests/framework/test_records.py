@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from kluebook import provenance, records
+from kluebook import checkpoints, records
 from kluebook.errors import KluebookError
 from kluebook.paths import PACKAGE, ROOT
 
@@ -57,7 +57,7 @@ def test_a_failed_runs_error_names_no_key_server_credentials_nor_folder_whatever
     assert line == (
         "KluebookError: the server at <server>/ (<server>, host <server>) refused 401: "
         "Incorrect API key provided: <api key>; Basic <credentials>; <credentials>; no logprobs "
-        f"for {provenance.model_id(str(folder))} in <tmp>/kluebook-run-x1y2/input.ipynb, "
+        f"for {checkpoints.model_id(str(folder))} in <tmp>/kluebook-run-x1y2/input.ipynb, "
         "<kluebook>/worker.py; /var/tmp/x; \x1b[32m<kluebook>/data.py"
     )
     assert line in traceback

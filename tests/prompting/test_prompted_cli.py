@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kluebook import provenance
+from kluebook import checkpoints
 from kluebook.paths import KLUE_DATA
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
@@ -245,7 +245,7 @@ def test_a_context_too_short_for_the_prompt_fails_the_run_saying_by_how_much(
     error = assert_failed_in_one_line(
         scratch_book,
         result,
-        f"more than the 16-token context of {provenance.model_id(str(short))}: use fewer shots",
+        f"more than the 16-token context of {checkpoints.model_id(str(short))}: use fewer shots",
     )
     assert str(tmp_path) not in error  # the model is named by its id, not its folder
 
@@ -270,7 +270,7 @@ def test_the_paper_prompted_matrix_runs_on_the_official_files(
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "2 succeeded, 0 skipped (up to date), 0 failed" in result.stdout
     prefix = task_prompting("nli")[0].answer_prefix
-    slug = provenance.model_slug(str(causal_folder))
+    slug = checkpoints.model_slug(str(causal_folder))
     train = len(json.loads((KLUE_DATA / "klue-nli-v1.1/klue-nli-v1.1_train.json").read_text()))
     for shots in (0, 5):
         name = f"{slug}-prompted,dev_limit=8,shots={shots}-seed42.json"
@@ -282,7 +282,7 @@ def test_the_paper_prompted_matrix_runs_on_the_official_files(
         )
         assert record["counts"] == {"train": train, "dev": 8}
         assert (
-            record["model_revision"] == f"local folder: {provenance.model_id(str(causal_folder))}"
+            record["model_revision"] == f"local folder: {checkpoints.model_id(str(causal_folder))}"
         )
         assert record["prompted"]["shots"] == shots
         assert record["prompted"]["first_prompt"].count(prefix) == shots + 1

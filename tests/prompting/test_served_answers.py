@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from kluebook import data, provenance
+from kluebook import checkpoints, data
 from kluebook.prompting.local_server import TransformersServer
 
 from .serving import CountingProxy
@@ -45,7 +45,7 @@ def test_a_served_run_answers_as_the_local_run_and_scores_at_the_top(
     assert served.returncode == 0, served.stdout[-3000:] + served.stderr[-3000:]
     assert len(proxy.answered) == len(questions)  # every answer came from the server
 
-    slug = provenance.model_slug(str(folder))
+    slug = checkpoints.model_slug(str(folder))
     for task in TASKS:
         results = root / "results" / "smoke" / task
         runs = {

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kluebook.checkpoints import model_id
 from kluebook.errors import KluebookError
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.local_lm import LocalCausalLM
@@ -16,7 +17,6 @@ from kluebook.prompting.local_server import TransformersServer
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.server_lm import ServerLM, ServerOptions
-from kluebook.provenance import model_id
 
 from .serving import CountingProxy, prompt_of
 

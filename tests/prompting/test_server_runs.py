@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kluebook import provenance
+from kluebook import checkpoints, provenance
 from kluebook.paths import PACKAGE
 from kluebook.prompting.local_server import TransformersServer
 
@@ -43,7 +43,7 @@ def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_n
         *("--set", "shots=2", "--set", "mode=generate", "--set", "dev_limit=4", "--quiet"),
     ]
     env = {"KLUEBOOK_OPENAI_API_KEY": SECRET}
-    stem = f"{provenance.model_slug(str(causal_folder))}-{CONFIG}-seed1"
+    stem = f"{checkpoints.model_slug(str(causal_folder))}-{CONFIG}-seed1"
     predictions = root / "results" / "smoke" / "nli" / f"{stem}.predictions.jsonl"
     try:
         first = kluebook(root, *sweep, env=env)
@@ -70,7 +70,7 @@ def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_n
     backend = record["prompted"]["backend"]
     assert {k: backend[k] for k in ("backend", "model", "endpoint")} == {
         "backend": "openai-compatible server",
-        "model": provenance.model_id(str(causal_folder)),
+        "model": checkpoints.model_id(str(causal_folder)),
         "endpoint": "chat",
     }
     assert backend["served_model"]["identity"] == record["parameters"]["served_model"]

@@ -16,11 +16,11 @@ import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
+from kluebook.checkpoints import model_id
 from kluebook.errors import KluebookError
 from kluebook.prompting.answering import RankScores, conditioning_length
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
-from kluebook.provenance import model_id
 
 DEFAULT_BATCH_SIZE = 8  # prompts (or, in rank mode, prompt-and-choice pairs) at once
 
