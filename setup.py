@@ -2,7 +2,7 @@
 
 The notebooks stay at notebooks/ in the repository, where the book's Colab and Binder buttons
 open them; a wheel (and `pip install "kluebook @ git+..."`) carries a copy in
-kluebook/notebooks/ so that `kluebook run` works outside a checkout (see kluebook.paths).
+kluebook/notebooks/ so that `kluebook run` works outside a checkout (see kluebook.common.paths).
 """
 
 from pathlib import Path

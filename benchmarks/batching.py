@@ -16,12 +16,12 @@ import torch
 from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
 from transformers.trainer_pt_utils import LengthGroupedSampler
 
-from kluebook.data import generated_data_dir
-from kluebook.paths import KLUE_DATA
+from kluebook.common.paths import KLUE_DATA
+from kluebook.data.loading import generated_data_dir
 from kluebook.tasks import get_task
 from kluebook.tasks.ynat import data as ynat
-from kluebook.tiny_model import build_tiny_model
-from kluebook.training import load_tokenizer
+from kluebook.training.fine_tuning import load_tokenizer
+from kluebook.training.tiny_model import build_tiny_model
 
 BATCH_SIZE = 32
 MAX_LENGTH = 128

@@ -16,8 +16,8 @@ it needs the package index or a wheel cache). --workdir reuses a clone already t
 so nothing is shared), then HEAD, and prints both figures and HEAD's share of the commit's. Wall
 time depends on what else the machine runs; the CPU seconds (of the whole build: every process it
 started, kernels and the site build included; and of the kernels alone, from the run records:
-a kernel forked by `kluebook.warm_kernels` counts from its fork, its imports were made once by
-the server, which the whole build's CPU includes)
+a kernel forked by `kluebook.running.warm_kernels` counts from its fork, its imports were made once
+by the server, which the whole build's CPU includes)
 depend on it much less, so both are printed. --tasks builds the book with those tasks' runs only
 (the site still has every page), for a quicker comparison of what changed in them.
 """
@@ -115,7 +115,7 @@ def build_book(
         paths = [str(clone / "src"), env.get("PYTHONPATH")]
         env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
         installed = "not timed (this environment reused; --install to time it)"
-    command = [python, "-c", "from kluebook.cli import main; main()", "book"]
+    command = [python, "-c", "from kluebook.cli.app import main; main()", "book"]
     command += ["--jobs", str(jobs), "--quiet", *(["--tasks", tasks] if tasks else [])]
 
     first_s, first_cpu, first = timed(command, clone, env)

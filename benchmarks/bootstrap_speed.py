@@ -20,9 +20,9 @@ import random
 import time
 from importlib import import_module
 
-from kluebook import bootstrap
-from kluebook.paths import KLUE_DATA
-from kluebook.scoring import index_predictions
+from kluebook.common.paths import KLUE_DATA
+from kluebook.scoring import bootstrap
+from kluebook.scoring.predictions import index_predictions
 from kluebook.tasks import Task, all_tasks
 
 # The official v1.1 dev sizes, in each task's unit (WoS: dialogues).

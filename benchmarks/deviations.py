@@ -3,8 +3,8 @@
     python benchmarks/deviations.py [--only ynat sts re dp mrc ner] [--seeds 1] [--spread 1 2]
 
 Every measurement fine-tunes the offline tiny stand-in on the generated smoke data with the
-smoke recipe (`kluebook.recipes.SMOKE_RECIPE`), once as the smoke profile has it and once with
-one switch changed, exactly as the task notebooks call `fine_tune`. The training sets are cut
+smoke recipe (`kluebook.training.recipes.SMOKE_RECIPE`), once as the smoke profile has it and once
+with one switch changed, exactly as the task notebooks call `fine_tune`. The training sets are cut
 (`--train`) to keep the whole script to a few minutes on a laptop CPU. It prints one Markdown
 table row per measurement: the switch and its value, the dev score of the best checkpoint, the
 step of the last dev evaluation out of the run's steps, and the wall time. Each switch is run
@@ -32,12 +32,12 @@ from transformers import (
     DataCollatorForTokenClassification,
 )
 
-from kluebook.data import generated_data_dir
-from kluebook.notebook import seed_everything
-from kluebook.recipes import resolve_recipe
+from kluebook.data.loading import generated_data_dir
+from kluebook.notebook.steps import seed_everything
 from kluebook.tasks import get_task
-from kluebook.tiny_model import build_tiny_model
-from kluebook.training import fine_tune, load_tokenizer, steps_per_epoch, tokenize
+from kluebook.training.fine_tuning import fine_tune, load_tokenizer, steps_per_epoch, tokenize
+from kluebook.training.recipes import resolve_recipe
+from kluebook.training.tiny_model import build_tiny_model
 
 SMOKE_MODEL = "kluebook/tiny-roberta"
 # The official optimizer, in place of the smoke recipe's fused torch AdamW.

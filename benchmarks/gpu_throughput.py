@@ -14,8 +14,8 @@ max_length, grouped by length as the training does, at the official batch size o
 Tokens are counted with the klue/roberta tokenizer when the Hugging Face cache has it, else with
 a 32,000-piece WordPiece vocabulary trained on the same text (its counts are close, not equal).
 
-Per precision setting (the speed switches of kluebook.speed; fp32 is the official recipe) it
-prints training tokens/s (real tokens; padding excluded), model FLOPs utilisation (training
+Per precision setting (the speed switches of kluebook.training.speed; fp32 is the official recipe)
+it prints training tokens/s (real tokens; padding excluded), model FLOPs utilisation (training
 FLOPs of the computed tokens, 6 x parameters + attention, over the GPU's dense peak for that
 precision), and peak GPU memory. The projection sums, over the tasks, checkpoints and seeds of
 the paper matrix, the official epochs of training tokens (the official train sizes at the
@@ -31,11 +31,11 @@ from dataclasses import dataclass
 
 import torch
 
-from kluebook import speed
-from kluebook.data import generated_data_dir
-from kluebook.paths import KLUE_DATA
-from kluebook.recipes import official_recipe
+from kluebook.common.paths import KLUE_DATA
+from kluebook.data.loading import generated_data_dir
 from kluebook.tasks import all_tasks
+from kluebook.training import speed
+from kluebook.training.recipes import official_recipe
 
 # The encoders of the released checkpoints (their config.json), and a tiny one for CI.
 SHAPES = {
@@ -379,7 +379,7 @@ def project(args, tasks, shapes, settings, measured, workload) -> None:
     """Wall time of the paper matrix (configs/paper.yaml's checkpoints x tasks x seeds)."""
     import yaml
 
-    from kluebook.paths import CONFIGS
+    from kluebook.common.paths import CONFIGS
 
     models = yaml.safe_load((CONFIGS / "paper.yaml").read_text())["models"]
     print(

@@ -76,7 +76,7 @@ def environment(clone: Path, hash_seed: str) -> dict:
 
 def build(clone: Path, hash_seed: str, options: list[str], run_args: list[str]) -> float:
     """`kluebook run` of the smoke matrix in `clone`; its wall time."""
-    command = [sys.executable, "-c", "from kluebook.cli import main; main()", "run"]
+    command = [sys.executable, "-c", "from kluebook.cli.app import main; main()", "run"]
     command += ["--profile", "smoke", "--quiet", *run_args, *options]
     start = time.perf_counter()
     result = subprocess.run(

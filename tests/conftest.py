@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from kluebook import fingerprints
-from kluebook.book import copy_sources
-from kluebook.paths import KLUE_DATA
+from kluebook.book.build import copy_sources
+from kluebook.common.paths import KLUE_DATA
+from kluebook.recording import fingerprints
 
 # A guard against a hung command, far above the longest one (a sweep of every smoke task).
 CLI_TIMEOUT_S = 1800
@@ -35,7 +35,7 @@ class Kluebook:
         return {key: value for key, value in merged.items() if value is not None}
 
     def command(self, *args: str) -> list[str]:
-        return [sys.executable, "-c", "from kluebook.cli import main; main()", *args]
+        return [sys.executable, "-c", "from kluebook.cli.app import main; main()", *args]
 
     def __call__(self, root: Path, *args: str, env=None, timeout=CLI_TIMEOUT_S):
         """Run `kluebook ARGS` to its end: the completed process, output captured as text."""
@@ -83,7 +83,7 @@ def kluebook() -> Kluebook:
 
 @pytest.fixture(scope="session")
 def _pristine_book(tmp_path_factory) -> Path:
-    """The book's sources (`kluebook.book.copy_sources`), copied once per test session."""
+    """The book's sources (`kluebook.book.build.copy_sources`), copied once per test session."""
     return copy_sources(tmp_path_factory.mktemp("pristine-book"))
 
 
@@ -151,7 +151,7 @@ def scratch_book(tmp_path, new_book) -> Path:
 def kernel_processes(pid: int) -> list:
     """The notebook kernels process `pid` has started, directly or not, still running: started
     afresh (`python -m ipykernel_launcher`) or forked by a warm-kernel server
-    (`python -m kluebook.warm_kernels`), whose command line they keep."""
+    (`python -m kluebook.running.warm_kernels`), whose command line they keep."""
     import psutil  # installed with the dask extra; the tests that call this skip without it
 
     try:
@@ -164,7 +164,7 @@ def kernel_processes(pid: int) -> list:
             command, parent = " ".join(child.cmdline()), " ".join(child.parent().cmdline())
         except (psutil.NoSuchProcess, AttributeError):  # it, or its parent, ended meanwhile
             continue
-        if "ipykernel" in command or "kluebook.warm_kernels" in parent:
+        if "ipykernel" in command or "kluebook.running.warm_kernels" in parent:
             kernels.append(child)
     return kernels
 
@@ -229,7 +229,8 @@ def dummy_fine_tune(
     scores=None,
     metric: str = "score",
 ):
-    """`kluebook.training.fine_tune` on a one-weight model over `train_size` identical rows.
+    """`kluebook.training.fine_tuning.fine_tune` on a one-weight model over `train_size` identical
+    rows.
 
     The dev metric `metric` takes the values of `scores` in turn (a constant if None). Returns
     the fine-tune result and the optimizer steps at which dev was scored.
@@ -238,8 +239,8 @@ def dummy_fine_tune(
     import torch
     from transformers import default_data_collator
 
-    from kluebook.recipes import Recipe
-    from kluebook.training import fine_tune
+    from kluebook.training.fine_tuning import fine_tune
+    from kluebook.training.recipes import Recipe
 
     class OneWeight(torch.nn.Module):
         def __init__(self):
@@ -325,7 +326,7 @@ def valid_record(fields: dict):
     """A `RunRecord` with `fields` (task, profile, model, seed, metrics, status…), completed
     with what `kluebook run` would record; made from today's code and notebook of its task unless
     `fields` holds its `inputs`. A failed run keeps no outcome."""
-    from kluebook import records
+    from kluebook.recording import records
     from kluebook.tasks import get_task
 
     task = get_task(fields.get("task", "ynat"))
@@ -386,8 +387,8 @@ def standin_checkpoint(folder, family: str, texts, vocab_size: int = 3000, hidde
     `roberta`: klue/roberta-*'s (model_type roberta, one token type, 514 positions, [CLS] [PAD]
     [SEP] = 0 1 2 as bos, pad and eos, and a BertTokenizer named only by config.json's
     `tokenizer_class`, as the released tokenizer_config.json names none). The WordPiece
-    vocabulary is learned from `texts` by `kluebook.tiny_model.wordpiece_vocabulary` (the same
-    in every process); the encoder is tiny (two layers of `hidden_size`).
+    vocabulary is learned from `texts` by `kluebook.training.tiny_model.wordpiece_vocabulary` (the
+    same in every process); the encoder is tiny (two layers of `hidden_size`).
     """
     import json
     from pathlib import Path
@@ -395,7 +396,7 @@ def standin_checkpoint(folder, family: str, texts, vocab_size: int = 3000, hidde
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast, RobertaConfig, RobertaModel
 
-    from kluebook.tiny_model import wordpiece_vocabulary
+    from kluebook.training.tiny_model import wordpiece_vocabulary
 
     specials = RELEASED_SPECIAL_TOKENS[family]
     learned = [t for t in wordpiece_vocabulary(texts, vocab_size) if t not in specials]

@@ -249,8 +249,8 @@ def accessible_writers(app) -> None:
 
 def figure_alt(source: str) -> str:
     """What the figure of a notebook cell shows, from the cell's code: the title it gives the
-    figure, then the first sentence of the docstring of each `kluebook.plots` function it calls
-    ("" when it calls none)."""
+    figure, then the first sentence of the docstring of each `kluebook.common.plots` function it
+    calls ("" when it calls none)."""
     docstrings = plot_docstrings()
     described = []
     for name in re.findall(r"\bplots\.(\w+)\(", source):
@@ -264,9 +264,11 @@ def figure_alt(source: str) -> str:
 
 @cache
 def plot_docstrings() -> dict[str, str]:
-    """The docstring of each function of `kluebook.plots`, read from its source (importing it
+    """The docstring of each function of `kluebook.common.plots`, read from its source (importing it
     would load matplotlib and pandas into the build for nothing else)."""
-    source = Path(importlib.util.find_spec("kluebook.plots").origin).read_text(encoding="utf-8")
+    source = Path(importlib.util.find_spec("kluebook.common.plots").origin).read_text(
+        encoding="utf-8"
+    )
     return {
         node.name: ast.get_docstring(node) or ""
         for node in ast.parse(source).body

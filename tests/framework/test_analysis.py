@@ -4,7 +4,12 @@ import pandas as pd
 import pytest
 from sklearn.metrics import classification_report
 
-from kluebook.analysis import class_report_table, majority_by_key, majority_label, token_table
+from kluebook.notebook.analysis import (
+    class_report_table,
+    majority_by_key,
+    majority_label,
+    token_table,
+)
 
 GOLD = ("a", "a", "b", "b", "c")
 PREDICTED = ("a", "b", "b", "b", "a")

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from conftest import load_script
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 
 extension = load_script(CHECKOUT / "book" / "_ext" / "kluebook_sphinx.py")
 

@@ -8,8 +8,8 @@ import statistics
 
 from conftest import valid_record
 
-from kluebook.paths import CHECKOUT
-from kluebook.records import write_record
+from kluebook.common.paths import CHECKOUT
+from kluebook.recording.records import write_record
 from kluebook.tasks import all_tasks
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -9,7 +9,8 @@ import textwrap
 import nbformat
 import pytest
 
-from kluebook import book, code_closure, fingerprints
+from kluebook.book import build
+from kluebook.recording import code_closure, fingerprints
 from kluebook.tasks import get_task
 
 
@@ -31,12 +32,20 @@ def _run_module_names(task) -> list[str]:
 
 def test_the_run_code_is_what_the_notebook_and_task_folder_import_not_the_report():
     names = _run_module_names(get_task("ynat"))
-    for module in ("notebook", "training", "data", "plots", "scoring", "records", "tasks"):
+    for module in (
+        "notebook.steps",
+        "training.fine_tuning",
+        "data.loading",
+        "common.plots",
+        "scoring.predictions",
+        "recording.records",
+        "tasks",
+    ):
         assert f"kluebook.{module}" in names  # imported by the notebook, directly or not
-    for module in ("report", "book", "cli", "pages", "runner", "run_pages", "klue_table"):
-        assert f"kluebook.{module}" not in names
+    for module in ("book", "book.report", "cli", "book.pages", "running", "book.klue_table"):
+        assert not any(name.startswith(f"kluebook.{module}") for name in names), module
     assert not any(name.startswith("kluebook.tasks.ynat") for name in names)  # task code
-    assert "kluebook.klue_tsv" in _run_module_names(get_task("dp"))  # imported by its folder
+    assert "kluebook.data.klue_tsv" in _run_module_names(get_task("dp"))  # imported by its folder
 
 
 def test_a_module_a_notebook_imports_reaches_the_run_fingerprint(package, tmp_path):
@@ -46,7 +55,7 @@ def test_a_module_a_notebook_imports_reaches_the_run_fingerprint(package, tmp_pa
     assert "kluebook.helper" not in _run_module_names(task)
     (package / "helper.py").write_text("FACTOR = 2\n")
     assert fingerprints.run_code_hash(task) == base  # imported by nothing the run executes
-    plots = package / "plots.py"  # imported by the notebook
+    plots = package / "common" / "plots.py"  # imported by the notebook
     plots.write_text(plots.read_text() + "\nfrom kluebook import helper  # noqa: E402\n")
     assert "kluebook.helper" in _run_module_names(task)
     with_import = fingerprints.run_code_hash(task)
@@ -78,33 +87,33 @@ def test_a_module_a_notebook_cell_imports_reaches_the_run_fingerprint(package, t
 
 def test_a_new_module_the_report_imports_reaches_the_pages(package):
     (package / "page_helper.py").write_text("WIDTH = 1\n")
-    base = book.generated_pages_digest()
+    base = build.generated_pages_digest()
     (package / "page_helper.py").write_text("WIDTH = 2\n")
-    assert book.generated_pages_digest() == base  # nothing that writes the pages imports it
-    report = package / "report.py"
+    assert build.generated_pages_digest() == base  # nothing that writes the pages imports it
+    report = package / "book" / "report.py"
     report.write_text(report.read_text() + "\nfrom kluebook import page_helper  # noqa: E402\n")
-    imported = book.generated_pages_digest()
+    imported = build.generated_pages_digest()
     assert imported != base
     (package / "page_helper.py").write_text("WIDTH = 3\n")
-    assert book.generated_pages_digest() != imported
+    assert build.generated_pages_digest() != imported
 
 
 def test_a_module_only_the_run_imports_reaches_the_pages_too(package):
     """A page says whether its run is stale, which the run's code decides."""
-    base = book.generated_pages_digest()
-    training = package / "training.py"
+    base = build.generated_pages_digest()
+    training = package / "training" / "fine_tuning.py"
     training.write_text(training.read_text() + "\nEXTRA_STEPS = 1\n")
-    assert book.generated_pages_digest() != base
+    assert build.generated_pages_digest() != base
 
 
 # In a scratch book: store a YNAT run, write the pages, then edit a code cell of the book's
 # notebooks/ynat.ipynb and write the pages again (what `kluebook book --no-run` does).
 NOTEBOOK_EDIT = """
 import time, nbformat
-from kluebook import run_plan, run_spec, run_store
-from kluebook.book import write_generated_pages
-from kluebook.paths import ROOT
-from kluebook.worker import RunProducts
+from kluebook.running import run_plan, run_spec, run_store
+from kluebook.book.build import write_generated_pages
+from kluebook.common.paths import ROOT
+from kluebook.running.worker import RunProducts
 
 spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
 done = RunProducts(started=time.time(), host="here", finished=time.time() + 5)

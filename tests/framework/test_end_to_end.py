@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kluebook.data import GENERATOR_VERSION
+from kluebook.data.loading import GENERATOR_VERSION
 from kluebook.tasks import available_tasks, get_task
 
 pytestmark = pytest.mark.slow

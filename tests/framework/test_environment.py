@@ -8,7 +8,7 @@ import tomllib
 import yaml
 from packaging.requirements import Requirement
 
-from kluebook.paths import ROOT
+from kluebook.common.paths import ROOT
 
 BOOK_TOOLS = ("jupyter-book", "sphinx", "jupytext")
 # The extras `make` installs, each pinned in constraints.txt.

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from kluebook import executors, run_plan, run_spec, worker
-from kluebook.errors import KluebookError
-from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
+from kluebook.common.errors import KluebookError
+from kluebook.running import executors, run_plan, run_spec, worker
+from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 
 def test_jobs_split_the_threads_and_give_each_run_its_own_gpu():

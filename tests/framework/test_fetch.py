@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from kluebook import fetch as fetch_module
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
+from kluebook.data import fetch as fetch_module
 from kluebook.tasks import get_task
 
 
@@ -84,7 +84,7 @@ def test_every_official_file_is_pinned_by_its_git_blob():
 
 def test_the_real_files_reproduce_their_pins():
     """Every pinned file present in KLUEBOOK_DATA_DIR matches its git blob id and SHA-256."""
-    from kluebook.paths import KLUE_DATA
+    from kluebook.common.paths import KLUE_DATA
 
     present = {
         rel: p for rel, p in fetch_module.manifest()["files"].items() if (KLUE_DATA / rel).is_file()

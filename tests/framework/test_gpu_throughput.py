@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from kluebook.paths import ROOT
+from kluebook.common.paths import ROOT
 
 
 def test_the_gpu_benchmark_runs_on_a_tiny_shape():

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 
 pytestmark = pytest.mark.slow
 

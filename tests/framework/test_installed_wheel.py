@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic
@@ -93,7 +93,11 @@ def kluebook(installed, *args):
 def test_the_venv_imports_kluebook_from_the_wheel(installed):
     venv, site, env, work = installed
     where = subprocess.run(
-        [venv / "bin" / "python", "-c", "import kluebook.paths as p; print(p.PACKAGE, p.ROOT)"],
+        [
+            venv / "bin" / "python",
+            "-c",
+            "import kluebook.common.paths as p; print(p.PACKAGE, p.ROOT)",
+        ],
         capture_output=True,
         text=True,
         env=env,

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from kluebook.json_files import read_json, write_json
+from kluebook.common.json_files import read_json, write_json
 
 
 def test_a_written_file_has_the_usual_permissions_not_mkstemps(tmp_path):

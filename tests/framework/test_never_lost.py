@@ -11,25 +11,20 @@ import pytest
 from conftest import valid_record
 from pydantic import ValidationError
 
-from kluebook import (
-    aggregation,
-    checkpoints,
-    kept_notebook,
-    provenance,
-    records,
-    run_plan,
-    run_spec,
-    run_store,
-)
-from kluebook.status_page import render_status
+from kluebook.book.status_page import render_status
+from kluebook.recording import kept_notebook, provenance, records
+from kluebook.results import aggregation
+from kluebook.running import run_plan, run_spec, run_store
+from kluebook.training import checkpoints
 
 # Stores a success made by older task code, then a failed rerun made by today's code, the way
 # `kluebook run` stores what a run produced; then writes every generated page.
 SUCCEED_THEN_FAIL = """
 import time, nbformat
-from kluebook import records, run_plan, run_spec, run_store
-from kluebook.report import write_generated
-from kluebook.worker import RunProducts
+from kluebook.recording import records
+from kluebook.running import run_plan, run_spec, run_store
+from kluebook.book.report import write_generated
+from kluebook.running.worker import RunProducts
 
 spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
 today = run_spec.spec_inputs(spec)
@@ -91,7 +86,7 @@ def test_a_cell_pools_only_the_runs_made_by_the_current_code(tmp_path):
     (row,) = aggregation.reproduced_rows([stale], tmp_path)  # no current run: shown, stale
     cell = row.cells[("ynat", "macro_f1")]
     assert (cell.values, cell.stale, cell.not_pooled) == ([10.0], "shared code", 0)
-    from kluebook.klue_table import cell_html
+    from kluebook.book.klue_table import cell_html
 
     assert "1 older run not pooled" in cell_html(
         row, aggregation.Cell([85.0], [(1, None)], not_pooled=1), "", "book/results"
@@ -174,10 +169,11 @@ def test_the_page_layout_is_rendered_again_from_the_kept_notebook(kluebook, scra
     script = textwrap.dedent(
         """
         import time, nbformat
-        from kluebook import run_pages, run_plan, run_spec, run_store
-        from kluebook.report import write_run_pages
-        from kluebook.records import read_records
-        from kluebook.worker import RunProducts
+        from kluebook.book import run_pages
+        from kluebook.running import run_plan, run_spec, run_store
+        from kluebook.book.report import write_run_pages
+        from kluebook.recording.records import read_records
+        from kluebook.running.worker import RunProducts
 
         spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# YNAT")])

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 import yaml
 
-from kluebook.data import GENERATOR_VERSION
+from kluebook.data.loading import GENERATOR_VERSION
 from kluebook.tasks import get_task
 
 pytestmark = pytest.mark.slow

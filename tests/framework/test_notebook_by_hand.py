@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ import unicodedata
 
 import pandas as pd
 
-from kluebook.notebook import start_run
+from kluebook.notebook.steps import start_run
 
 
 def screen_width(line: str) -> int:

@@ -52,8 +52,8 @@ def ynat_data_dir(tmp_path):
 def check(kluebook, root, model: str, env: dict):
     return kluebook.python(
         root,
-        "from kluebook.checkpoints import check_hub_model\n"
-        "from kluebook.errors import KluebookError\n"
+        "from kluebook.training.checkpoints import check_hub_model\n"
+        "from kluebook.common.errors import KluebookError\n"
         "try:\n"
         f"    check_hub_model({model!r})\n"
         "except KluebookError as error:\n"
@@ -82,7 +82,7 @@ def test_preflight_of_a_paper_run_passes_offline_with_a_cached_model(
     # check to be reached; preflight starts no run.
     result = kluebook.python(
         book_sources,
-        "from kluebook import run_plan\n"
+        "from kluebook.running import run_plan\n"
         f"specs = run_plan.plan('paper', tasks=['ynat'], models=[{CACHED!r}],\n"
         f"                    data_source='official', data_dir={str(ynat_data_dir)!r})\n"
         "run_plan.preflight(specs)\n",

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from kluebook.data import generated_data_dir
+from kluebook.data.loading import generated_data_dir
 from kluebook.tasks import get_task
 
 MODEL = "org/standin"
@@ -37,7 +37,7 @@ def caches(tmp_path_factory):
     import pyarrow.parquet as pq
     from datasets.packaged_modules.parquet.parquet import Parquet
 
-    from kluebook.tiny_model import build_tiny_model
+    from kluebook.training.tiny_model import build_tiny_model
 
     home = tmp_path_factory.mktemp("hf")
     repo = home / "hub" / "models--org--standin"

@@ -40,8 +40,8 @@ def test_the_fake_shows_four_gpus_to_an_unpinned_trainer(tmp_path):
         "import json\n"
         "from transformers import TrainingArguments\n"
         "args = TrainingArguments(output_dir='out', report_to='none')\n"
-        "from kluebook.devices import check_trainer_devices\n"
-        "from kluebook.errors import KluebookError\n"
+        "from kluebook.training.devices import check_trainer_devices\n"
+        "from kluebook.common.errors import KluebookError\n"
         "try:\n"
         "    check_trainer_devices(args)\n"
         "    refused = ''\n"
@@ -57,12 +57,13 @@ def test_the_fake_shows_four_gpus_to_an_unpinned_trainer(tmp_path):
 def test_a_notebook_run_hands_the_trainer_one_gpu_and_records_it(tmp_path):
     found = python(
         "import json\n"
-        "from kluebook import devices, notebook\n"
-        "from kluebook.training import training_arguments\n"
+        "from kluebook.notebook import steps\n"
+        "from kluebook.training import devices\n"
+        "from kluebook.training.fine_tuning import training_arguments\n"
         "namespace = dict(model='kluebook/tiny-roberta', profile='smoke', data_source='generated',"
         " data_dir='', seed=1, learning_rate=None, batch_size=None, epochs=None,"
         " warmup_ratio=None, max_length=None, train_limit=0, dev_limit=0, output_dir='out')\n"
-        "run = notebook.start_run('ynat', namespace)\n"
+        "run = steps.start_run('ynat', namespace)\n"
         "args = training_arguments(run.recipe, 'out', 1, 100)\n"
         "print(json.dumps({'n_gpu': args.n_gpu, 'devices': devices.run_devices()}))\n",
         tmp_path,

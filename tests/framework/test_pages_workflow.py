@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 
 WORKFLOW = CHECKOUT / ".github" / "workflows" / "pages.yml"

@@ -13,10 +13,10 @@ import shutil
 
 import pytest
 
-from kluebook.official_trainer import lightning_evaluation_steps
-from kluebook.recipes import SWITCH_DEFAULTS
 from kluebook.tasks import get_task
-from kluebook.tiny_model import build_tiny_model
+from kluebook.training.official_trainer import lightning_evaluation_steps
+from kluebook.training.recipes import SWITCH_DEFAULTS
+from kluebook.training.tiny_model import build_tiny_model
 
 pytestmark = pytest.mark.slow
 

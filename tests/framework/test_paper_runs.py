@@ -19,11 +19,11 @@ import time
 import pytest
 from conftest import standin_checkpoint
 
-from kluebook.data import HUB_SPLITS, generated_data_dir
-from kluebook.official_trainer import lightning_evaluation_steps
-from kluebook.paths import KLUE_DATA
-from kluebook.recipes import resolve_recipe
+from kluebook.common.paths import KLUE_DATA
+from kluebook.data.loading import HUB_SPLITS, generated_data_dir
 from kluebook.tasks import all_tasks
+from kluebook.training.official_trainer import lightning_evaluation_steps
+from kluebook.training.recipes import resolve_recipe
 
 pytestmark = pytest.mark.slow
 

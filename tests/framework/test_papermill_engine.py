@@ -8,7 +8,7 @@ import papermill
 import pytest
 from papermill.engines import write_ipynb
 
-from kluebook import papermill_engine
+from kluebook.running import papermill_engine
 
 
 def _notebook(folder, *sources):

@@ -10,9 +10,9 @@ from subprocess import PIPE
 
 import pytest
 
-from kluebook.data import GENERATOR_VERSION
+from kluebook.data.loading import GENERATOR_VERSION
 from kluebook.tasks import get_task
-from kluebook.tiny_model import build_tiny_model
+from kluebook.training.tiny_model import build_tiny_model
 
 pytestmark = pytest.mark.slow
 LIMITS = ["--set", "train_limit=200", "--set", "dev_limit=60"]

@@ -1,11 +1,12 @@
-"""The training procedure in words (kluebook.procedure) says what the run's recipe does, for the
-smoke and the paper recipes and a run's overrides; recipe values are shown at full precision."""
+"""The training procedure in words (kluebook.notebook.procedure) says what the run's recipe does,
+for the smoke and the paper recipes and a run's overrides; recipe values are shown at full
+precision."""
 
 import pytest
 
-from kluebook.procedure import recipe_values, training_procedure, value_text
-from kluebook.recipes import resolve_recipe
+from kluebook.notebook.procedure import recipe_values, training_procedure, value_text
 from kluebook.tasks import available_tasks, get_task
+from kluebook.training.recipes import resolve_recipe
 
 TINY = "kluebook/tiny-roberta"
 

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 
 pytestmark = pytest.mark.slow
 PAGE = CHECKOUT / "book" / "course-prompted.md"

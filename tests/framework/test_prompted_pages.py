@@ -9,10 +9,13 @@ import shutil
 import yaml
 from conftest import valid_record
 
-from kluebook import aggregation, fingerprints, pages, results_page, run_pages, run_plan
-from kluebook.klue_table import sections_for, table_html
-from kluebook.paths import CONFIGS
+from kluebook.book import pages, results_page, run_pages
+from kluebook.book.klue_table import sections_for, table_html
+from kluebook.common.paths import CONFIGS
 from kluebook.prompting.registry import task_prompting
+from kluebook.recording import fingerprints
+from kluebook.results import aggregation
+from kluebook.running import run_plan
 from kluebook.tasks import EXTRA_TASKS_VARIABLE, all_tasks, get_task
 
 NLI = get_task("nli")

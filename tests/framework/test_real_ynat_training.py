@@ -5,12 +5,12 @@ order."""
 import pytest
 from transformers import AutoModelForSequenceClassification
 
-from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat.metric import macro_f1
-from kluebook.tiny_model import build_tiny_model
-from kluebook.training import fine_tune, load_tokenizer, tokenize
+from kluebook.training.fine_tuning import fine_tune, load_tokenizer, tokenize
+from kluebook.training.recipes import resolve_recipe
+from kluebook.training.tiny_model import build_tiny_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.realdata]
 

@@ -10,9 +10,10 @@ from urllib.parse import quote
 
 import pytest
 
-from kluebook import checkpoints, records
-from kluebook.errors import KluebookError
-from kluebook.paths import PACKAGE, ROOT
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import PACKAGE, ROOT
+from kluebook.recording import records
+from kluebook.training import checkpoints
 
 # Records as the code before the typed model wrote them (commit 900e714): a paper run that
 # succeeded on a GPU, with intervals, and a failure of the same run.

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from conftest import valid_record
 
-from kluebook import report, result_figures, results_page
-from kluebook.aggregation import reproduced_rows
-from kluebook.records import write_record
-from kluebook.status_page import render_status
+from kluebook.book import report, result_figures, results_page
+from kluebook.book.status_page import render_status
+from kluebook.recording.records import write_record
+from kluebook.results.aggregation import reproduced_rows
 from kluebook.tasks import get_task
 
 

@@ -7,9 +7,9 @@ import shutil
 import nbformat
 import pytest
 
-from kluebook import repository
-from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.common import repository
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import ROOT
 
 FORK = "https://github.com/someone/kluebook-fork"
 
@@ -81,7 +81,7 @@ def test_an_address_that_is_not_https_is_refused(kluebook, book_root, url):
 
 def test_a_fork_address_leaves_the_runs_current(book_root):
     """The install cell does nothing where kluebook runs, so its address is not a run input."""
-    from kluebook.fingerprints import notebook_code
+    from kluebook.recording.fingerprints import notebook_code
 
     before = {p.name: notebook_code(p) for p in book_root.glob(repository.NOTEBOOKS)}
     repository.set_url(book_root, FORK)

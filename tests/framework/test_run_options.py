@@ -3,8 +3,8 @@ range, refused recipe combinations, and a model folder that is not there."""
 
 import pytest
 
-from kluebook import run_plan
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
+from kluebook.running import run_plan
 
 
 @pytest.mark.parametrize(

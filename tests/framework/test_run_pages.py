@@ -9,17 +9,11 @@ import nbformat
 import yaml
 from conftest import valid_record
 
-from kluebook import (
-    aggregation,
-    kept_notebook,
-    pages,
-    provenance,
-    records,
-    run_pages,
-    run_plan,
-    run_spec,
-)
-from kluebook.paths import ROOT, scrub
+from kluebook.book import pages, run_pages
+from kluebook.common.paths import ROOT, scrub
+from kluebook.recording import kept_notebook, provenance, records
+from kluebook.results import aggregation
+from kluebook.running import run_plan, run_spec
 from kluebook.tasks import all_tasks
 
 
@@ -235,7 +229,7 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
 
 
 def test_the_card_names_each_switch_off_the_official_code_with_its_official_value():
-    from kluebook.recipes import resolve_recipe
+    from kluebook.training.recipes import resolve_recipe
 
     run = spec()
     smoke = resolve_recipe(run.task, run.model, "smoke", {"bf16": True}).as_dict()

@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 from conftest import valid_record
 
-from kluebook import fingerprints, records, run_plan, run_spec, run_store, runner
-from kluebook.data import data_dir_for
-from kluebook.errors import KluebookError
-from kluebook.paths import CONFIGS
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CONFIGS
+from kluebook.data.loading import data_dir_for
+from kluebook.recording import fingerprints, records
+from kluebook.running import run_plan, run_spec, run_store, runner
 from kluebook.tasks import get_task
+from kluebook.training import fine_tuning
 
 
 def test_smoke_matrix_plans_two_seeds_of_the_tiny_model():
@@ -104,7 +106,7 @@ def test_the_run_code_hash_follows_what_the_tasks_code_does_and_its_version(tmp_
 
 
 def test_a_shared_modules_digest_ignores_docstrings_comments_and_layout_not_code(tmp_path):
-    training = Path(records.__file__).parent / "training.py"
+    training = Path(fine_tuning.__file__)
     source = training.read_text()
     copy = tmp_path / "training.py"
     edits = {

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_jsonl, write_jsonl
-from kluebook.notebook import Run
-from kluebook.recipes import resolve_recipe
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_jsonl, write_jsonl
+from kluebook.notebook.steps import Run
 from kluebook.tasks import get_task
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
+from kluebook.training.recipes import resolve_recipe
 
 
 @pytest.fixture

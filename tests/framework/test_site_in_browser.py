@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from conftest import load_script
 
-from kluebook.paths import CHECKOUT, ROOT
+from kluebook.common.paths import CHECKOUT, ROOT
 from kluebook.tasks import all_tasks
 
 pytestmark = pytest.mark.slow

@@ -3,8 +3,8 @@ made unique per executed run."""
 
 from types import SimpleNamespace
 
-from kluebook.paths import CHECKOUT
-from kluebook.sphinx_hooks import launch_links, point_launch_buttons, run_page_labels, task_of
+from kluebook.book.sphinx_hooks import launch_links, point_launch_buttons, run_page_labels, task_of
+from kluebook.common.paths import CHECKOUT
 
 THEME = {
     "repository_url": "https://github.com/kluebook/kluebook",

@@ -7,8 +7,9 @@ import time
 
 import nbformat
 
-from kluebook import executors, records, run_plan, run_spec, run_store, runner
-from kluebook.worker import RunProducts
+from kluebook.recording import records
+from kluebook.running import executors, run_plan, run_spec, run_store, runner
+from kluebook.running.worker import RunProducts
 
 NOTEBOOK = nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# R")]))
 

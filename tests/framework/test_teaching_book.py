@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 
 pytestmark = pytest.mark.slow

@@ -5,15 +5,15 @@ import os
 import subprocess
 import sys
 
-from kluebook.tiny_model import SPECIAL_TOKENS, wordpiece_vocabulary
+from kluebook.training.tiny_model import SPECIAL_TOKENS, wordpiece_vocabulary
 
 # Each task's smoke training data as the smoke book generates it, every string of it, and the
 # stand-in vocabulary built from that text: printed as one digest per task.
 SMOKE_VOCABULARIES = """
 import hashlib
-from kluebook.data import GENERATOR_SEED
+from kluebook.data.loading import GENERATOR_SEED
 from kluebook.tasks import available_tasks, get_task
-from kluebook.tiny_model import wordpiece_vocabulary
+from kluebook.training.tiny_model import wordpiece_vocabulary
 
 def strings(value):
     if isinstance(value, str):
@@ -69,7 +69,7 @@ def test_continuation_pieces_merge_into_continuation_tokens():
 def test_a_task_can_ask_for_wider_embedding_tables(tmp_path, monkeypatch):
     from transformers import AutoModel
 
-    from kluebook import tiny_model
+    from kluebook.training import tiny_model
 
     monkeypatch.setattr(tiny_model, "CACHE", tmp_path)
     texts = ["카페 지역은 강남이면 좋겠어요.", "공연은 토요일 저녁이 좋겠어요."] * 20

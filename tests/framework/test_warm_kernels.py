@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from kluebook import warm_kernels, worker
+from kluebook.running import warm_kernels, worker
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 # what the libraries it imports decide from where they are imported.
 PROBE = """
 import json, os, sys
-from kluebook.warm_kernels import SWITCH, import_all, preloaded_imports
+from kluebook.running.warm_kernels import SWITCH, import_all, preloaded_imports
 import_all(preloaded_imports())  # what a notebook imports, here too in a fresh kernel
 import matplotlib, pandas, torch
 from tqdm.auto import tqdm

@@ -13,7 +13,6 @@ import pytest
 import torch
 from test_dp_parser import SMALL, records, tiny_parser, tokenizer  # noqa: F401  (fixtures)
 
-from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
 from kluebook.tasks.dp.parser import (
     MASKED_SCORE,
@@ -22,6 +21,7 @@ from kluebook.tasks.dp.parser import (
     collate,
     encode_parser_input,
 )
+from kluebook.training.recipes import resolve_recipe
 
 # Two sentences in one batch: the first has one eojeol, the second two.
 WORD_MASK = torch.tensor([[True, False], [True, True]])

@@ -2,7 +2,7 @@ import pytest
 import torch
 from conftest import tiny_encoder
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.dp import synthetic as synthetic_dp
 from kluebook.tasks.dp.data import DEPRELS, POS_TAGS
 from kluebook.tasks.dp.metric import uas_micro_f1
@@ -13,7 +13,7 @@ from kluebook.tasks.dp.parser import (
     collate,
     encode_parser_input,
 )
-from kluebook.tiny_model import train_wordpiece_tokenizer
+from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -5,7 +5,6 @@ import torch
 from conftest import tiny_encoder
 from transformers import EvalPrediction
 
-from kluebook.recipes import Recipe
 from kluebook.tasks.dp import synthetic as synthetic_dp
 from kluebook.tasks.dp.metric import dp_scores
 from kluebook.tasks.dp.parser import (
@@ -17,8 +16,9 @@ from kluebook.tasks.dp.parser import (
     encode_parser_input,
     parser_metrics,
 )
-from kluebook.tiny_model import train_wordpiece_tokenizer
-from kluebook.training import fine_tune
+from kluebook.training.fine_tuning import fine_tune
+from kluebook.training.recipes import Recipe
+from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
 P = IGNORE_INDEX
 

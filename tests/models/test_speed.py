@@ -5,11 +5,11 @@ import dataclasses
 import pytest
 from transformers import RobertaConfig, RobertaForSequenceClassification
 
-from kluebook import speed
-from kluebook.errors import KluebookError
-from kluebook.recipes import resolve_recipe
+from kluebook.common.errors import KluebookError
 from kluebook.tasks import get_task
-from kluebook.training import training_arguments
+from kluebook.training import speed
+from kluebook.training.fine_tuning import training_arguments
+from kluebook.training.recipes import resolve_recipe
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from transformers import BertTokenizerFast
 from kluebook.tasks.wos import synthetic as synthetic_wos
 from kluebook.tasks.wos import trade as trade
 from kluebook.tasks.wos.data import slot_names, user_states
-from kluebook.tiny_model import train_wordpiece_tokenizer
+from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(autouse=True)
@@ -189,9 +189,9 @@ def test_slot_name_embeddings_add_the_pad_rows_only_when_summed(data, tokenizer,
 
 
 def test_slot_name_padding_follows_the_recipe_it_is_given(tokenizer):
-    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
-    from kluebook.tiny_model import TINY_MODEL
+    from kluebook.training.recipes import resolve_recipe
+    from kluebook.training.tiny_model import TINY_MODEL
 
     task = get_task("wos")
     names = trade.slot_token_ids(tokenizer, ["카페-지역"])

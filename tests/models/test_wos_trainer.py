@@ -4,12 +4,12 @@ import pytest
 import torch
 from conftest import tiny_encoder
 
-from kluebook.recipes import Recipe
 from kluebook.tasks.wos import synthetic as synthetic_wos
 from kluebook.tasks.wos import trade as trade
 from kluebook.tasks.wos.data import slot_names, user_states
-from kluebook.tiny_model import train_wordpiece_tokenizer
-from kluebook.training import fine_tune
+from kluebook.training.fine_tuning import fine_tune
+from kluebook.training.recipes import Recipe
+from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(autouse=True)

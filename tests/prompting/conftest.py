@@ -21,7 +21,7 @@ answer_prefix: "주제:"
 max_new_tokens: 6
 """
 PROMPTING = """\
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_items import PromptItem
 
 LABELS = ("정치", "경제", "사회", "생활문화", "세계", "IT과학", "스포츠")
 

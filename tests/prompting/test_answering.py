@@ -2,10 +2,10 @@
 
 import pytest
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import PromptItem
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import RankScores, answer_items, continuation
 from kluebook.prompting.registry import task_prompting
+from kluebook.tasks.prompt_items import PromptItem
 
 
 class ScriptedModel:

@@ -7,15 +7,15 @@ import sys
 
 import pytest
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import PromptItem
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.demonstrations import draw_demonstrations
+from kluebook.tasks.prompt_items import PromptItem
 
 TRAIN = [PromptItem(key=f"train-{i}", fields={"title": str(i)}, answer="정치") for i in range(50)]
 
 DRAW = """
 from kluebook.prompting.demonstrations import draw_demonstrations
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_items import PromptItem
 train = [PromptItem(key=f"train-{i}", fields={"title": str(i)}, answer="정치") for i in range(50)]
 print([shot.key for shot in draw_demonstrations(train, 5, seed=3)])
 """

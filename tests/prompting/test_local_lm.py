@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm

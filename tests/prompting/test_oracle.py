@@ -12,11 +12,11 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from kluebook.json_files import read_jsonl, write_jsonl
-from kluebook.prompt_answers import other_than
+from kluebook.common.json_files import read_jsonl, write_jsonl
 from kluebook.prompting.registry import task_prompting
-from kluebook.scoring import score_predictions
+from kluebook.scoring.predictions import score_predictions
 from kluebook.tasks import get_task
+from kluebook.tasks.prompt_answers import other_than
 
 TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
 PEAK = -30.0  # the log-likelihood of every choice but the one a test peaks on

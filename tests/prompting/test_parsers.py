@@ -4,15 +4,15 @@ import math
 
 import pytest
 
-from kluebook.prompt_answers import (
+from kluebook.prompting.registry import task_prompting
+from kluebook.tasks.dp.metric import DEPRELS
+from kluebook.tasks.ner.metric import ENTITY_TYPES
+from kluebook.tasks.prompt_answers import (
     answer_body,
     choice_probabilities,
     most_likely,
     read_choice,
 )
-from kluebook.prompting.registry import task_prompting
-from kluebook.tasks.dp.metric import DEPRELS
-from kluebook.tasks.ner.metric import ENTITY_TYPES
 from kluebook.tasks.re.data import RELATIONS
 
 

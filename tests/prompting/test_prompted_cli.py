@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kluebook import checkpoints
-from kluebook.paths import KLUE_DATA
+from kluebook.common.paths import KLUE_DATA
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
+from kluebook.training import checkpoints
 
 PROMPTED_NLI = ("run", "--method", "prompted", "--tasks", "nli")
 

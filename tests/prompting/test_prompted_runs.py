@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from kluebook import fingerprints, records
-from kluebook.json_files import read_jsonl
+from kluebook.common.json_files import read_jsonl
 from kluebook.prompting.registry import task_prompting
+from kluebook.recording import fingerprints, records
 from kluebook.tasks import available_tasks, get_task
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import conditioning_length, continuation
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_SIZE

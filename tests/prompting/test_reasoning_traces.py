@@ -3,9 +3,9 @@ on by default), and the raw answer, trace included, is what the predictions keep
 
 import pytest
 
-from kluebook.prompt_answers import without_reasoning
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.registry import task_prompting
+from kluebook.tasks.prompt_answers import without_reasoning
 
 from .test_answering import ScriptedModel
 

@@ -5,12 +5,12 @@ import hashlib
 
 import pytest
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import PromptItem, PromptTemplate
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import chat_prompt, render_prompt, template_digest
 from kluebook.prompting.tiny_causal_lm import tiny_causal_tokenizer
 from kluebook.tasks import get_task
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 
 TEMPLATE = PromptTemplate(
     mode="generate",

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.response_cache import ResponseCache, request_key
 
 REQUEST = {"model": "m", "endpoint": "chat", "prompt": "제목: 리그 개막\n답:", "max_tokens": 8}

@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from kluebook import checkpoints, data
+from kluebook.data import loading
 from kluebook.prompting.local_server import TransformersServer
+from kluebook.training import checkpoints
 
 from .serving import CountingProxy
 from .trained_lm import smoke_questions, train_answering_lm
@@ -28,7 +29,7 @@ def test_a_served_run_answers_as_the_local_run_and_scores_at_the_top(
     kluebook, new_book, tmp_path, monkeypatch
 ):
     root = new_book(tmp_path / "book")
-    monkeypatch.setattr(data, "CACHE", root / ".cache")  # the smoke data its runs will read
+    monkeypatch.setattr(loading, "CACHE", root / ".cache")  # the smoke data its runs will read
     questions = smoke_questions(TASKS, DEV_LIMIT)
     folder = tmp_path / "models" / "answering-lm"
     train_answering_lm(questions, folder)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.response_cache import ResponseCache
 from kluebook.prompting.server_lm import ServerLM, ServerOptions, served_model, server_options
 

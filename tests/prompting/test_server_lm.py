@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from kluebook.checkpoints import model_id
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.local_server import TransformersServer
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.server_lm import ServerLM, ServerOptions
+from kluebook.training.checkpoints import model_id
 
 from .serving import CountingProxy, prompt_of
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from kluebook import checkpoints, provenance
-from kluebook.paths import PACKAGE
+from kluebook.common.paths import PACKAGE
 from kluebook.prompting.local_server import TransformersServer
+from kluebook.recording import provenance
+from kluebook.training import checkpoints
 
 from .serving import CountingProxy, KeyEchoingServer
 

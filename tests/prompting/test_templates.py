@@ -5,10 +5,10 @@ from string import Formatter
 
 import pytest
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import TEMPLATE_FILE, load_template
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
+from kluebook.tasks.prompt_items import TEMPLATE_FILE, load_template
 
 # The way each task is answered, as issue 27 asks for it.
 MODES = {

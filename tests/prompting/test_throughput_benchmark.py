@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from kluebook.paths import ROOT
+from kluebook.common.paths import ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ full batch, on CPU, from a fixed seed, until every answer token is the model's f
 
 from pathlib import Path
 
-from kluebook.data import load_split
+from kluebook.data.loading import load_split
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import chat_prompt, render_prompt
 from kluebook.prompting.tiny_causal_lm import CHAT_TEMPLATE

@@ -8,12 +8,12 @@ import papermill
 import pytest
 
 import kluebook
-from kluebook.data import HUB_SPLITS, generated_data_dir
-from kluebook.errors import KluebookError
-from kluebook.notebook import COMMON_PARAMETERS
-from kluebook.recipes import resolve_recipe
-from kluebook.scoring import score_predictions
+from kluebook.common.errors import KluebookError
+from kluebook.data.loading import HUB_SPLITS, generated_data_dir
+from kluebook.notebook.steps import COMMON_PARAMETERS
+from kluebook.scoring.predictions import score_predictions
 from kluebook.tasks import all_tasks
+from kluebook.training.recipes import resolve_recipe
 
 TASKS = list(all_tasks().values())
 
@@ -106,9 +106,14 @@ def test_shared_modules_name_no_task():
     names = "|".join(t.name for t in TASKS)
     words = "|".join(t.name for t in TASKS if t.name != "re")  # `re` is also a module and prefix
     pattern = re.compile(rf"\b({words})\b|\b({names})_|[\"'`]({names})[\"'`]", re.IGNORECASE)
-    shared = sorted(Path(kluebook.__file__).parent.glob("*.py"))
+    package = Path(kluebook.__file__).parent
+    shared = sorted(
+        path
+        for path in package.rglob("*.py")
+        if path.relative_to(package).parts[0] != "tasks" or path.parent.name == "tasks"
+    )
     found = [
-        f"{path.name}:{number}: {line.strip()}"
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
         for path in shared
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if pattern.search(line)

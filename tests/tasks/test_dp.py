@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.dp import data as dp
 from kluebook.tasks.dp import synthetic as synthetic_dp
 

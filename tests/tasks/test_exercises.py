@@ -17,12 +17,12 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from kluebook.paths import ROOT
-from kluebook.recipes import resolve_recipe
-from kluebook.repository import configured_url, install_line
-from kluebook.scoring import score_predictions
+from kluebook.common.paths import ROOT
+from kluebook.common.repository import configured_url, install_line
+from kluebook.scoring.predictions import score_predictions
 from kluebook.tasks import all_tasks
-from kluebook.tiny_model import TINY_MODEL
+from kluebook.training.recipes import resolve_recipe
+from kluebook.training.tiny_model import TINY_MODEL
 
 TASKS = list(all_tasks().values())
 INSTALL = install_line(configured_url(ROOT))

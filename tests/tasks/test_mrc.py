@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.mrc import data as mrc
 from kluebook.tasks.mrc import synthetic as synthetic_mrc
 

@@ -6,7 +6,7 @@ from transformers import EvalPrediction
 
 from kluebook.tasks.mrc import qa
 from kluebook.tasks.mrc import synthetic as synthetic_mrc
-from kluebook.tiny_model import train_wordpiece_tokenizer
+from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +109,8 @@ def test_padding_positions_take_n_best_slots_when_the_run_pads_to_max_length():
 
 
 def test_the_padding_search_follows_the_recipe_it_is_given():
-    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
+    from kluebook.training.recipes import resolve_recipe
 
     record = {"guid": "q0", "context": "서울은 수도"}
     window = qa.Window(

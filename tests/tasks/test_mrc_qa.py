@@ -133,7 +133,7 @@ def test_a_stride_larger_than_a_window_is_an_error(tokenizer):
 
 def test_gold_logits_on_generated_data_give_the_gold_spans():
     from kluebook.tasks.mrc import synthetic as synthetic_mrc
-    from kluebook.tiny_model import train_wordpiece_tokenizer
+    from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
     records = synthetic_mrc.generate(seed=0, train_paragraphs=10, dev_paragraphs=10)["dev"]
     texts = [r["context"] for r in records] + [r["question"] for r in records]
@@ -164,9 +164,9 @@ def test_gold_logits_on_generated_data_give_the_gold_spans():
 
 
 def _labels(tokenizer, record, profile: str) -> tuple[int, int]:
-    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
-    from kluebook.tiny_model import TINY_MODEL
+    from kluebook.training.recipes import resolve_recipe
+    from kluebook.training.tiny_model import TINY_MODEL
 
     model = TINY_MODEL if profile == "smoke" else "klue/roberta-base"
     switch = resolve_recipe(get_task("mrc"), model, profile, {}).switches()["mrc_answer_labels"]

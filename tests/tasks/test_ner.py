@@ -2,7 +2,7 @@ from collections import Counter
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.ner import data as ner
 from kluebook.tasks.ner import synthetic as synthetic_ner
 
@@ -116,9 +116,9 @@ def test_prediction_length_must_match_the_characters_including_spaces():
 def test_prediction_lines_may_carry_the_boundary_tags():
     import numpy as np
 
-    from kluebook.recipes import resolve_recipe
     from kluebook.tasks import get_task
     from kluebook.tasks.ner.data import TAGS, boundary_tags
+    from kluebook.training.recipes import resolve_recipe
 
     records = [
         {"guid": "n-1", "chars": list("김 씨"), "tags": ["B-PS", "O", "O"]},

@@ -2,7 +2,7 @@ import pytest
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 from transformers import BertTokenizerFast
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.ner import data as ner
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]

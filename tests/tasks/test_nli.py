@@ -5,7 +5,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.nli import data as nli
 from kluebook.tasks.nli import synthetic as synthetic_nli
 

@@ -6,7 +6,7 @@ from sklearn.naive_bayes import MultinomialNB
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 from transformers import BertTokenizerFast
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.re import data as re
 from kluebook.tasks.re import synthetic as synthetic_re
 from kluebook.tasks.re.metric import micro_f1

@@ -12,12 +12,12 @@ import pytest
 import torch
 from transformers import AutoModelForSequenceClassification
 
-from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
 from kluebook.tasks.re.data import add_marker_tokens
 from kluebook.tasks.re.synthetic import generate
-from kluebook.tiny_model import build_tiny_model
-from kluebook.training import initialise_added_tokens, load_tokenizer
+from kluebook.training.fine_tuning import initialise_added_tokens, load_tokenizer
+from kluebook.training.recipes import resolve_recipe
+from kluebook.training.tiny_model import build_tiny_model
 
 
 @pytest.fixture(scope="module")

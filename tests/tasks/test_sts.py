@@ -3,7 +3,7 @@ import math
 import pytest
 from scipy.stats import pearsonr
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.sts import data as sts
 from kluebook.tasks.sts import synthetic as synthetic_sts
 

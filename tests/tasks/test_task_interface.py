@@ -7,7 +7,7 @@ import shutil
 import pytest
 import yaml
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks import EXTRA_TASKS_VARIABLE, all_tasks, get_task
 from kluebook.tasks.interface import REQUIRED, TASK_INTERFACE, TaskModule
 from kluebook.tasks.schema import ResamplingUnit
@@ -134,7 +134,7 @@ def test_a_malformed_task_yaml_is_one_line_naming_the_field(tmp_path, monkeypatc
     folder = _copy(tmp_path, monkeypatch, "broken")
     _edit_entry(folder, change)
     if problem is None:  # a recipe key is checked against the recipe's fields when resolved
-        from kluebook.recipes import resolve_recipe
+        from kluebook.training.recipes import resolve_recipe
 
         task = get_task("broken")
         with pytest.raises(KluebookError) as caught:

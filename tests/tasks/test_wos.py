@@ -2,7 +2,7 @@ from itertools import pairwise
 
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.wos import data as wos
 from kluebook.tasks.wos import synthetic as synthetic_wos
 

@@ -1,6 +1,6 @@
 import pytest
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
 

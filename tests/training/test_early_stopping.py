@@ -14,8 +14,8 @@ import pytest
 import torch
 from conftest import dummy_fine_tune, fit_with_lightning
 
-from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
+from kluebook.training.recipes import resolve_recipe
 
 lightning = pytest.importorskip("lightning")
 

@@ -21,14 +21,14 @@ import pytest
 import torch
 from conftest import dummy_fine_tune, fit_with_lightning
 
-from kluebook.official_trainer import (
+from kluebook.tasks import get_task
+from kluebook.training.fine_tuning import batches_per_epoch, evaluation_steps
+from kluebook.training.official_trainer import (
     lightning_check_batch,
     lightning_evaluation_steps,
     trainer_evaluation_steps,
 )
-from kluebook.recipes import resolve_recipe
-from kluebook.tasks import get_task
-from kluebook.training import batches_per_epoch, evaluation_steps
+from kluebook.training.recipes import resolve_recipe
 
 lightning = pytest.importorskip("lightning")
 

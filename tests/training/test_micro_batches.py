@@ -5,9 +5,9 @@ identical examples) the same weights, so a card that cannot hold the batch still
 import pytest
 from conftest import dummy_fine_tune
 
-from kluebook.recipes import resolve_recipe
 from kluebook.tasks import get_task
-from kluebook.training import training_arguments
+from kluebook.training.fine_tuning import training_arguments
+from kluebook.training.recipes import resolve_recipe
 
 
 def schedule(result) -> dict[int, float]:

@@ -13,17 +13,17 @@ import math
 import pytest
 import torch
 
-from kluebook.errors import KluebookError
-from kluebook.official_trainer import (
+from kluebook.common.errors import KluebookError
+from kluebook.tasks import get_task
+from kluebook.training.fine_tuning import official_optimizers, steps_per_epoch
+from kluebook.training.official_trainer import (
     TransformersV3AdamW,
     linear_factor,
     official_parameter_groups,
     official_total_steps,
     official_warmup_steps,
 )
-from kluebook.recipes import Recipe, resolve_recipe
-from kluebook.tasks import get_task
-from kluebook.training import official_optimizers, steps_per_epoch
+from kluebook.training.recipes import Recipe, resolve_recipe
 
 
 def scheduler_for(task: str, model: str, train_size: int):

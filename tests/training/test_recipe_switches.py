@@ -12,15 +12,15 @@ import pytest
 import torch
 from transformers import AutoTokenizer, DataCollatorForTokenClassification, DataCollatorWithPadding
 
-from kluebook.errors import KluebookError
-from kluebook.recipes import (
+from kluebook.common.errors import KluebookError
+from kluebook.tasks import all_tasks, get_task
+from kluebook.training.fine_tuning import padded_collator, training_arguments
+from kluebook.training.recipes import (
     SMOKE_RECIPE,
     SWITCH_DEFAULTS,
     Recipe,
     resolve_recipe,
 )
-from kluebook.tasks import all_tasks, get_task
-from kluebook.training import padded_collator, training_arguments
 
 TASKS = list(all_tasks())
 PAPER_CHANGES = {
@@ -102,7 +102,7 @@ def test_the_trainer_samples_uniformly_in_fp32_with_clipping(tmp_path):
 
 def test_padding_to_max_length_replaces_the_collators_padding(tmp_path):
     from kluebook.tasks.ynat.synthetic import generate
-    from kluebook.tiny_model import build_tiny_model
+    from kluebook.training.tiny_model import build_tiny_model
 
     titles = [r["title"] for r in generate(seed=0)["train"][:100]]
     tokenizer = AutoTokenizer.from_pretrained(build_tiny_model(titles))
@@ -146,8 +146,8 @@ def test_a_recipe_built_by_hand_gets_the_official_switches():
 def test_a_run_sets_any_switch_without_the_notebook_declaring_it(tmp_path):
     """`--set eval_schedule=trainer` or a task's own switch reaches the recipe through the
     injected parameters; a value outside a switch's choices is refused before any run."""
-    from kluebook.notebook import start_run
-    from kluebook.run_plan import check_parameters
+    from kluebook.notebook.steps import start_run
+    from kluebook.running.run_plan import check_parameters
 
     dp = get_task("dp")
     check_parameters(dp, {"eval_schedule": "trainer", "dp_scorer_init": "official"})

@@ -5,7 +5,7 @@ import random
 import pytest
 from conftest import load_script
 
-from kluebook.paths import CHECKOUT
+from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 
 bootstrap_speed = load_script(CHECKOUT / "benchmarks" / "bootstrap_speed.py")

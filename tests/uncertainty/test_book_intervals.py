@@ -4,12 +4,12 @@ a best value that its runner-up cannot be told from."""
 import numpy as np
 from conftest import valid_record
 
-from kluebook.aggregation import Cell, Row
-from kluebook.klue_marks import emphasis
-from kluebook.klue_table import Section, table_html
-from kluebook.records import Interval
+from kluebook.book.klue_marks import emphasis
+from kluebook.book.klue_table import Section, table_html
+from kluebook.recording.records import Interval
+from kluebook.results.aggregation import Cell, Row
+from kluebook.results.uncertainty import cell_title, resolution_text, runner_up_ties, scores_text
 from kluebook.tasks import get_task
-from kluebook.uncertainty import cell_title, resolution_text, runner_up_ties, scores_text
 
 NLI = get_task("nli")
 COLS = [(NLI, NLI.metrics[0])]

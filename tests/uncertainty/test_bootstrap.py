@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kluebook import bootstrap
-from kluebook.scoring import index_predictions
+from kluebook.scoring import bootstrap
+from kluebook.scoring.predictions import index_predictions
 from kluebook.tasks import all_tasks, get_task
 
 TASKS = list(all_tasks())

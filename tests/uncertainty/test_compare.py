@@ -7,10 +7,10 @@ import pytest
 from conftest import valid_record
 from typer.testing import CliRunner
 
-from kluebook import compare
-from kluebook.cli import app
-from kluebook.data import data_checksum, load_split
-from kluebook.errors import KluebookError
+from kluebook.cli.app import app
+from kluebook.common.errors import KluebookError
+from kluebook.data.loading import data_checksum, load_split
+from kluebook.results import compare
 from kluebook.tasks import get_task
 
 

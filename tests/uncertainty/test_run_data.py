@@ -6,14 +6,14 @@ import json
 import pytest
 from conftest import valid_record
 
-from kluebook import compare
-from kluebook.aggregation import reproduced_rows
-from kluebook.compare import DataMismatch, record_gold
-from kluebook.data import data_checksum, load_split
-from kluebook.klue_table import cell_html
-from kluebook.records import RunRecord
+from kluebook.book.klue_table import cell_html
+from kluebook.data.loading import data_checksum, load_split
+from kluebook.recording.records import RunRecord
+from kluebook.results import compare
+from kluebook.results.aggregation import reproduced_rows
+from kluebook.results.compare import DataMismatch, record_gold
+from kluebook.results.uncertainty import cell_title
 from kluebook.tasks import get_task
-from kluebook.uncertainty import cell_title
 
 YNAT = get_task("ynat")
 

@@ -6,11 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kluebook import __version__, code_closure, repository
-from kluebook.code_closure import closure, notebook_imports
-from kluebook.errors import KluebookError
-from kluebook.fingerprints import task_imports
-from kluebook.paths import CONFIGS, GENERATED, RESULTS, ROOT
+from kluebook import __version__
+from kluebook.common import repository
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CONFIGS, GENERATED, RESULTS, ROOT
+from kluebook.recording import code_closure
+from kluebook.recording.code_closure import closure, notebook_imports
+from kluebook.recording.fingerprints import task_imports
 from kluebook.tasks import all_tasks
 
 # What a book build reads besides the installed package (which holds the configs): the book's
@@ -22,7 +24,7 @@ SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
 SITE_INPUTS = ("_config.yml", "_toc.yml", "CITATION.cff", "book")
 STAMP = ".kluebook-inputs"
 # The Sphinx extension of the package that _config.yml loads (the launch buttons).
-SITE_EXTENSION = "kluebook.sphinx_hooks"
+SITE_EXTENSION = "kluebook.book.sphinx_hooks"
 
 
 def site_inputs_digest(root: Path = ROOT) -> str:
@@ -38,7 +40,7 @@ def site_inputs_digest(root: Path = ROOT) -> str:
 
 # The entry points of the code that writes the generated pages: `write_generated_pages` and
 # the report it calls.
-PAGE_ENTRY = ("kluebook.book", "kluebook.report")
+PAGE_ENTRY = ("kluebook.book.build", "kluebook.book.report")
 
 
 def _digest_files(digest, files, base: Path) -> None:
@@ -111,7 +113,9 @@ def write_generated_pages(force: bool = False) -> bool:
     if not force and stamped[:1] == [digest]:
         stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
         return False
-    from kluebook.report import write_generated  # lazy: the pages' code loads only to write them
+    from kluebook.book.report import (
+        write_generated,  # lazy: the pages' code loads only to write them
+    )
 
     stamp.unlink(missing_ok=True)
     write_generated()

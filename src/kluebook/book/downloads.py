@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from kluebook.aggregation import (
+from kluebook.common.paths import GENERATED, ROOT
+from kluebook.recording.records import RunRecord
+from kluebook.results.aggregation import (
     SOURCE_SPLITS,
     Row,
     model_order,
@@ -14,11 +16,9 @@ from kluebook.aggregation import (
     record_order,
     reproduced_rows,
 )
-from kluebook.checkpoints import model_slug
-from kluebook.links import run_page
-from kluebook.paths import GENERATED, ROOT
-from kluebook.pooling import code_today, stale_reason
-from kluebook.records import RunRecord
+from kluebook.results.links import run_page
+from kluebook.results.pooling import code_today, stale_reason
+from kluebook.training.checkpoints import model_slug
 
 
 def downloads_markdown(rows: list[Row]) -> str:

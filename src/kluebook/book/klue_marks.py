@@ -3,7 +3,7 @@ in italics. Only current, fine-tuned values compete: a stale cell (made before a
 is shown, marked stale, but is never the best, and a prompted row is never ranked against the
 fine-tuned ones."""
 
-from kluebook.aggregation import Row
+from kluebook.results.aggregation import Row
 from kluebook.tasks import Metric, Task
 
 

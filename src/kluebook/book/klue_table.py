@@ -11,14 +11,14 @@ from functools import cache
 import pandas as pd
 import yaml
 
-from kluebook.aggregation import Cell, Row
-from kluebook.checkpoints import model_entry, registered_models
-from kluebook.fingerprints import FINE_TUNED
-from kluebook.klue_marks import emphasis, emphasise
-from kluebook.links import href, methods_page, task_page
-from kluebook.paths import CONFIGS
+from kluebook.book.klue_marks import emphasis, emphasise
+from kluebook.common.paths import CONFIGS
+from kluebook.recording.fingerprints import FINE_TUNED
+from kluebook.results.aggregation import Cell, Row
+from kluebook.results.links import href, methods_page, task_page
+from kluebook.results.uncertainty import cell_title, runner_up_ties
 from kluebook.tasks import Metric, Task
-from kluebook.uncertainty import cell_title, runner_up_ties
+from kluebook.training.checkpoints import model_entry, registered_models
 
 # The KLUE repositories the table's numbers and metrics come from.
 KLUE_REPOSITORY = "https://github.com/KLUE-benchmark/KLUE"
@@ -65,7 +65,7 @@ def parameters_text(count: int | None) -> str:
 
 
 def metrics_anchor(task: Task) -> str:
-    """The id of the Metrics section of the task's methods page (set by kluebook.pages)."""
+    """The id of the Metrics section of the task's methods page (set by kluebook.book.pages)."""
     return f"methods-{task.name}-metrics"
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCardData
 
-from kluebook.aggregation import method_text
-from kluebook.checkpoints import model_slug
-from kluebook.fingerprints import PROMPTED
-from kluebook.json_files import write_text_if_changed
-from kluebook.klue_table import short_name
+from kluebook.book.klue_table import short_name
+from kluebook.common.json_files import write_text_if_changed
+from kluebook.recording.fingerprints import PROMPTED
+from kluebook.results.aggregation import method_text
 from kluebook.tasks import all_tasks
+from kluebook.training.checkpoints import model_slug
 
 DATASETS = {
     # data source: (dataset id, split, how the data set is named)

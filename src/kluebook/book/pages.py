@@ -12,25 +12,25 @@ from pathlib import Path
 
 import yaml
 
-from kluebook.aggregation import (
+from kluebook.book.klue_table import metrics_anchor, sections_for, table_html
+from kluebook.book.myst import list_table
+from kluebook.book.results_page import figure_path
+from kluebook.common.json_files import write_text_if_changed
+from kluebook.common.paths import GENERATED, ROOT, RUNS
+from kluebook.prompting.registry import task_prompting
+from kluebook.recording.records import RunRecord
+from kluebook.results.aggregation import (
     published_rows,
     published_scores,
     reproduced_rows,
     run_configuration,
 )
-from kluebook.json_files import write_text_if_changed
-from kluebook.klue_table import metrics_anchor, sections_for, table_html
-from kluebook.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
-from kluebook.myst import list_table
-from kluebook.paths import GENERATED, ROOT, RUNS
-from kluebook.prompt_items import TEMPLATE_FILE
-from kluebook.prompting.registry import task_prompting
-from kluebook.recipes import resolve_recipe
-from kluebook.records import RunRecord
-from kluebook.results_page import figure_path
+from kluebook.results.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
+from kluebook.results.uncertainty import resolution_text, scores_text
 from kluebook.tasks import Task, all_tasks
-from kluebook.tiny_model import TINY_MODEL
-from kluebook.uncertainty import resolution_text, scores_text
+from kluebook.tasks.prompt_items import TEMPLATE_FILE
+from kluebook.training.recipes import resolve_recipe
+from kluebook.training.tiny_model import TINY_MODEL
 
 # How the runs list names the configuration of runs made with their profile's recipe.
 PROFILE_RECIPE = "the profile's recipe"
@@ -90,7 +90,7 @@ def recipe_table(task: Task) -> str:
 def methods_page(task: Task) -> str:
     """The task's card, followed by its recipe, smoke settings and registry facts."""
     card = page_heading(task.card_path.read_text(encoding="utf-8").strip(), methods_title(task))
-    # The target of the results table's metric headers (kluebook.klue_table.metrics_anchor).
+    # The target of the results table's metric headers (kluebook.book.klue_table.metrics_anchor).
     card = card.replace("\n## Metrics\n", f"\n({metrics_anchor(task)})=\n## Metrics\n", 1)
     floor = task.smoke_floor
     files = ", ".join(f"`{path}`" for path in task.files.values())

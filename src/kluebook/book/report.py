@@ -6,19 +6,19 @@ its figures (`result_figures`), its downloads (`downloads`, `model_index`) and t
 import json
 from pathlib import Path
 
-from kluebook import result_figures
-from kluebook.aggregation import published_rows, published_scores, reproduced_rows
-from kluebook.downloads import downloads
-from kluebook.json_files import write_text_if_changed
-from kluebook.model_index import write_model_index
-from kluebook.pages import write_pages
-from kluebook.paths import GENERATED, RESULTS, ROOT
-from kluebook.pooling import code_today, stale_reason
-from kluebook.records import RunRecord, Unreadable, read_records
-from kluebook.results_page import build_contents, figure_path, render
-from kluebook.run_pages import render_page
-from kluebook.run_spec import spec_of
-from kluebook.status_page import render_status
+from kluebook.book import result_figures
+from kluebook.book.downloads import downloads
+from kluebook.book.model_index import write_model_index
+from kluebook.book.pages import write_pages
+from kluebook.book.results_page import build_contents, figure_path, render
+from kluebook.book.run_pages import render_page
+from kluebook.book.status_page import render_status
+from kluebook.common.json_files import write_text_if_changed
+from kluebook.common.paths import GENERATED, RESULTS, ROOT
+from kluebook.recording.records import RunRecord, Unreadable, read_records
+from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
+from kluebook.results.pooling import code_today, stale_reason
+from kluebook.running.run_spec import spec_of
 from kluebook.tasks import all_tasks
 
 Loaded = tuple[list[RunRecord], list[Unreadable]]

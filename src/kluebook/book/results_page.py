@@ -3,10 +3,8 @@ published numbers, a figure per task, the downloads and the failed runs."""
 
 from pathlib import Path
 
-from kluebook.aggregation import published_rows, published_scores, reproduced_rows
-from kluebook.downloads import downloads_markdown
-from kluebook.fingerprints import PROMPTED
-from kluebook.klue_table import (
+from kluebook.book.downloads import downloads_markdown
+from kluebook.book.klue_table import (
     KLUE_BASELINE,
     KLUE_REPOSITORY,
     gap_html,
@@ -14,10 +12,12 @@ from kluebook.klue_table import (
     short_name,
     table_html,
 )
-from kluebook.links import RESULTS_PAGE, STATUS_PAGE
-from kluebook.paths import GENERATED, ROOT
-from kluebook.pooling import run_key
-from kluebook.records import RunRecord
+from kluebook.common.paths import GENERATED, ROOT
+from kluebook.recording.fingerprints import PROMPTED
+from kluebook.recording.records import RunRecord
+from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
+from kluebook.results.links import RESULTS_PAGE, STATUS_PAGE
+from kluebook.results.pooling import run_key
 from kluebook.tasks import Task, all_tasks
 
 

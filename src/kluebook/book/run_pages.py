@@ -19,15 +19,16 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from kluebook import checkpoints, fingerprints, records
-from kluebook.aggregation import SOURCE_SPLITS, configuration_text, method_text, run_shots
-from kluebook.json_files import write_text_if_changed
-from kluebook.kept_notebook import clean, display_path
-from kluebook.myst import list_table
-from kluebook.paths import ROOT
-from kluebook.recipes import resolve_recipe
-from kluebook.records import DEFAULT_CONFIG, RunRecord
-from kluebook.uncertainty import scores_text
+from kluebook.book.myst import list_table
+from kluebook.common.json_files import write_text_if_changed
+from kluebook.common.paths import ROOT
+from kluebook.recording import fingerprints, records
+from kluebook.recording.kept_notebook import clean, display_path
+from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
+from kluebook.results.aggregation import SOURCE_SPLITS, configuration_text, method_text, run_shots
+from kluebook.results.uncertainty import scores_text
+from kluebook.training import checkpoints
+from kluebook.training.recipes import resolve_recipe
 
 
 def _code(value) -> str:

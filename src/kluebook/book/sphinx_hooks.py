@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-# A task's pages: its executed runs and its methods page (written by kluebook.pages).
+# A task's pages: its executed runs and its methods page (written by kluebook.book.pages).
 TASK_PAGE = re.compile(
     r"book/(?:runs/(?P<run>[\w-]+)/[^/]+|_generated/methods/(?P<methods>[\w-]+))"
 )

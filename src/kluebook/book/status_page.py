@@ -5,12 +5,12 @@ one leaves in place; and the files under results/ that are not readable records.
 from collections import defaultdict
 from pathlib import Path
 
-from kluebook.aggregation import record_order
-from kluebook.links import run_page
-from kluebook.myst import list_table
-from kluebook.paths import ROOT
-from kluebook.pooling import code_today, run_key, stale_reason
-from kluebook.records import RunRecord, Unreadable
+from kluebook.book.myst import list_table
+from kluebook.common.paths import ROOT
+from kluebook.recording.records import RunRecord, Unreadable
+from kluebook.results.aggregation import record_order
+from kluebook.results.links import run_page
+from kluebook.results.pooling import code_today, run_key, stale_reason
 from kluebook.tasks import all_tasks
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from kluebook import __version__
-from kluebook.cli_options import (
+from kluebook.cli.options import (
     TASK_NAMES,
     BaseUrl,
     Concurrency,
@@ -48,8 +48,8 @@ from kluebook.cli_options import (
     run_options,
     split_names,
 )
-from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import ROOT
 from kluebook.prompting.server_lm import ServerOptions
 from kluebook.tasks import all_tasks
 
@@ -88,8 +88,8 @@ def _options(
 def _run(options, force: bool, quiet: bool, execution: Execution) -> bool:
     """Execute the runs `options` ask for (checked and pinned first), on the executor
     `execution` names; True when none failed."""
-    from kluebook import runner  # lazy: CLI start-up
-    from kluebook.run_plan import prepare  # lazy: CLI start-up
+    from kluebook.running import runner  # lazy: CLI start-up
+    from kluebook.running.run_plan import prepare  # lazy: CLI start-up
 
     specs = prepare(options)  # a command refused here has started and written nothing
     executor = make_executor(execution)
@@ -120,7 +120,7 @@ def _shown(path: Path) -> str:
 
 
 def _states(specs) -> list:
-    from kluebook.run_store import run_state  # lazy: CLI start-up
+    from kluebook.running.run_store import run_state  # lazy: CLI start-up
 
     return [(spec, run_state(spec)) for spec in specs]
 
@@ -224,7 +224,7 @@ def run(
         patience=patience,
     )
     if dry_run:
-        from kluebook.run_plan import pin_revisions, planned  # lazy: CLI start-up
+        from kluebook.running.run_plan import pin_revisions, planned  # lazy: CLI start-up
 
         states = _states(pin_revisions(planned(options)))
         chosen = [(s, st) for s, st in states if force or st.state != "current"]
@@ -259,7 +259,7 @@ def status(
     streams to `.cache/logs/<task>/<run>.log`."""
     selection = Selection.among(locals())
     chosen = run_options(selection, method=method, base_url=base_url)  # bad options: one line
-    from kluebook.worker import runs_in_progress  # lazy: CLI start-up
+    from kluebook.running.worker import runs_in_progress  # lazy: CLI start-up
 
     running = runs_in_progress()
     typer.echo(f"{len(running)} run(s) in progress")
@@ -269,7 +269,7 @@ def status(
             f"in progress: {run['task']} {run['name']}, {run['host']}, {minutes:.1f} min, "
             f"log {run['log']}: {run['last_line'] or '(nothing yet)'}"
         )
-    from kluebook.run_plan import ask_servers, planned  # lazy: CLI start-up
+    from kluebook.running.run_plan import ask_servers, planned  # lazy: CLI start-up
 
     states = _states(ask_servers(planned(chosen)))  # another model under a run's name stales it
     counts: dict[str, int] = {}
@@ -286,7 +286,7 @@ def report() -> None:
     results.csv, results.json and model-index snippets, and the status page; from the task
     registry and the records, the task table, prediction formats, methods pages, a landing page
     per task, and the table of contents that puts each task's runs under its page."""
-    from kluebook.report import write_generated  # lazy: CLI start-up
+    from kluebook.book.report import write_generated  # lazy: CLI start-up
 
     for path in write_generated():
         typer.echo(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
@@ -324,7 +324,11 @@ def book(
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """
-    from kluebook.book import build, check_book_root, write_generated_pages  # lazy: CLI start-up
+    from kluebook.book.build import (  # lazy: CLI start-up
+        build,
+        check_book_root,
+        write_generated_pages,
+    )
 
     check_book_root()  # before any run: a checkout, its repository address set everywhere
     selection = Selection.among(locals())
@@ -370,9 +374,9 @@ def score(
     settings: ScoringSwitches = None,
 ) -> None:
     """Score a predictions file (the help text is SCORE_HELP, built from the task registry)."""
-    from kluebook.recipes import scoring_switches  # lazy: CLI start-up
-    from kluebook.scoring import score_file, undefined_metrics  # lazy: CLI start-up
+    from kluebook.scoring.predictions import score_file, undefined_metrics  # lazy: CLI start-up
     from kluebook.tasks import get_task  # lazy: CLI start-up
+    from kluebook.training.recipes import scoring_switches  # lazy: CLI start-up
 
     chosen = get_task(task)
     switches = scoring_switches(chosen, parse_settings(settings or []))
@@ -409,10 +413,10 @@ def compare_command(
     dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
     and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
     """
-    from kluebook import compare  # lazy: CLI start-up
-    from kluebook.recipes import scoring_switches  # lazy: CLI start-up
-    from kluebook.records import read_records  # lazy: CLI start-up
+    from kluebook.recording.records import read_records  # lazy: CLI start-up
+    from kluebook.results import compare  # lazy: CLI start-up
     from kluebook.tasks import get_task  # lazy: CLI start-up
+    from kluebook.training.recipes import scoring_switches  # lazy: CLI start-up
 
     chosen = get_task(task)
     switches = scoring_switches(chosen, parse_settings(settings or []))
@@ -456,8 +460,8 @@ def set_repository(
     READMEs cannot read it (Colab installs kluebook before there is a checkout), so this writes it
     into them, and `kluebook book` refuses to build while one of them disagrees.
     """
-    from kluebook.book import require_book_root  # lazy: CLI start-up
-    from kluebook.repository import set_url  # lazy: CLI start-up
+    from kluebook.book.build import require_book_root  # lazy: CLI start-up
+    from kluebook.common.repository import set_url  # lazy: CLI start-up
 
     require_book_root()
     changed = set_url(ROOT, url)
@@ -481,7 +485,7 @@ def data_fetch(
 ) -> None:
     """Download the official KLUE v1.1 train/dev files, each checked against its git blob id at
     the pinned KLUE commit (and its SHA-256 where known) before it is used."""
-    from kluebook.fetch import fetch  # lazy: CLI start-up
+    from kluebook.data.fetch import fetch  # lazy: CLI start-up
     from kluebook.tasks import get_task  # lazy: CLI start-up
 
     chosen = [get_task(t) for t in split_names(tasks)] if tasks else list(all_tasks().values())

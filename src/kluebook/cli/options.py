@@ -10,15 +10,15 @@ from urllib.parse import urlsplit
 
 import typer
 
-from kluebook.errors import KluebookError
-from kluebook.paths import CONFIGS
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CONFIGS
 from kluebook.prompting.server_lm import API_KEY_VARIABLES
 from kluebook.tasks import all_tasks
 
 
 def registered_tasks() -> dict:
     """The tasks the help texts list; where a task folder is malformed, none: the command that
-    reads the registry then reports the problem in one line (`kluebook.cli.main`)."""
+    reads the registry then reports the problem in one line (`kluebook.cli.app.main`)."""
     try:
         return all_tasks()
     except KluebookError:
@@ -288,7 +288,7 @@ class Execution:
 
 def make_executor(execution: Execution):
     """The executor `execution` names; Dask is imported only when it is chosen."""
-    from kluebook import executors
+    from kluebook.running import executors
 
     chosen, slurm = execution, execution.slurm
     patience = {} if chosen.patience is None else {"patience": chosen.patience}
@@ -386,7 +386,7 @@ def run_options(
         check_base_url(base_url)
     profile = selection.profile
     matrix = method_matrix(method, profile, matrix_path(selection.matrix))
-    from kluebook.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
+    from kluebook.running.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
 
     return Options(
         profile,

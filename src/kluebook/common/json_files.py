@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 
 
 def not_utf8(path: str | Path, error: UnicodeDecodeError) -> KluebookError:

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # kluebook/, above this common/
 
 
 def _checkout(folder: Path) -> Path | None:

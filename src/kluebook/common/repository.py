@@ -13,8 +13,8 @@ from pathlib import Path
 
 import yaml
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_text_if_changed
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_text_if_changed
 
 CONFIG = "_config.yml"
 # The files that spell the address out, besides the configuration.

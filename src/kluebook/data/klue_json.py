@@ -3,8 +3,8 @@
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_json, write_json
 
 
 def read_record_list(path: str | Path, kind: str, items: str, fields: Sequence[str]) -> list:

@@ -3,8 +3,8 @@
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_text_atomic
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_text_atomic
 
 
 def read_sentence_blocks(

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_json
-from kluebook.paths import CACHE
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_json
+from kluebook.common.paths import CACHE
 
 if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
     from kluebook.tasks import Task

@@ -6,8 +6,8 @@ something its own recipe does not do. The sentences are CommonMark, as a noteboo
 output is rendered (no MyST roles).
 """
 
-from kluebook.recipes import Recipe
 from kluebook.tasks import Task
+from kluebook.training.recipes import Recipe
 
 
 def value_text(value) -> str:

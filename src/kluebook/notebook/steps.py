@@ -1,8 +1,8 @@
 """What every task notebook does around its lesson: set a run up from its parameters, then
 score its predictions and write them, with the run's outcome, to its output folder.
 
-The runner turns that outcome into the run record (`kluebook.records`); a notebook run by hand
-leaves `outcome.json` and `predictions.jsonl` in its `output_dir`.
+The runner turns that outcome into the run record (`kluebook.recording.records`); a notebook run by
+hand leaves `outcome.json` and `predictions.jsonl` in its `output_dir`.
 """
 
 import random
@@ -17,22 +17,23 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from kluebook import checkpoints, devices, fingerprints, provenance, records
-from kluebook.bootstrap import run_intervals
-from kluebook.data import data_checksum, data_dir_for, hub_dataset_revision, load_split
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_json, write_jsonl
-from kluebook.paths import scrub
-from kluebook.prompt_items import PromptItem, PromptTemplate
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_json, write_jsonl
+from kluebook.common.paths import scrub
+from kluebook.data.loading import data_checksum, data_dir_for, hub_dataset_revision, load_split
 from kluebook.prompting.answering import Answers
 from kluebook.prompting.checks import check_mode
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
-from kluebook.recipes import Recipe, recipe_parameters, resolve_recipe
-from kluebook.scoring import NO_SWITCHES, score_predictions
-from kluebook.speed import deviations
+from kluebook.recording import fingerprints, provenance, records
+from kluebook.scoring.bootstrap import run_intervals
+from kluebook.scoring.predictions import NO_SWITCHES, score_predictions
 from kluebook.tasks import Task, get_task
-from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
+from kluebook.training import checkpoints, devices
+from kluebook.training.recipes import Recipe, recipe_parameters, resolve_recipe
+from kluebook.training.speed import deviations
+from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
 # The parameters every task notebook declares in its `parameters` cell.
@@ -262,7 +263,7 @@ def finish_run(
     """Score the dev predictions, write them and the run's outcome to `output_dir`; return it.
 
     The metrics are those `kluebook score` gives for the predictions file written here, each
-    with its bootstrap interval over the dev set (`kluebook.bootstrap`). The
+    with its bootstrap interval over the dev set (`kluebook.scoring.bootstrap`). The
     throughput is the training examples seen (train count x epochs) over the notebook's wall
     time so far, loading and evaluation included: a lower bound on the training speed.
     """
@@ -353,8 +354,8 @@ def write_outcome(
         "started_at": run.started_at,
         "notebook_wall_time_s": round(wall_time, 1),
         # CPU seconds of the kernel so far, its imports included (those a forked kernel found
-        # made, `kluebook.warm_kernels`, excepted): what a run costs, whatever else the machine
-        # was doing (wall times stretch on a busy machine, this hardly does).
+        # made, `kluebook.running.warm_kernels`, excepted): what a run costs, whatever else the
+        # machine was doing (wall times stretch on a busy machine, this hardly does).
         "kernel_cpu_s": round(time.process_time(), 1),
         "train_examples_per_second": (
             round(seen / wall_time, 1) if run.recipe and wall_time > 0 else None

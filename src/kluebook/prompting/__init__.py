@@ -1,8 +1,8 @@
 """Prompted evaluation: KLUE tasks answered by a language model, scored by the official metrics.
 
 - `registry`: a registered task's template and prompting module (the contract they follow,
-  `kluebook.prompt_items`, and the answer-reading rules, `kluebook.prompt_answers`, sit below
-  the task folders, which import them);
+  `kluebook.tasks.prompt_items`, and the answer-reading rules, `kluebook.tasks.prompt_answers`, sit
+  below the task folders, which import them);
 - `checks`: what a prompted run is checked for before it starts (template, mode, shots,
   tokenizer), each problem in one line;
 - `demonstrations`: the k demonstrations of a run, drawn from the train split by a seed;

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_answers import without_reasoning
-from kluebook.prompt_items import PromptItem, PromptTemplate, TaskPrompting
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.render import render_prompt
+from kluebook.tasks.prompt_answers import without_reasoning
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting
 
 
 class LanguageModel(Protocol):

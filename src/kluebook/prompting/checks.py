@@ -10,11 +10,11 @@ where the run learns it, in one line too (`demonstrations`, `local_lm`, `server_
 from functools import cache
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import TEMPLATE_FILE, PromptTemplate
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
-from kluebook.tiny_model import TINY_CAUSAL_LM
+from kluebook.tasks.prompt_items import TEMPLATE_FILE, PromptTemplate
+from kluebook.training.tiny_model import TINY_CAUSAL_LM
 
 ANSWER_MODES = ("rank", "generate")
 

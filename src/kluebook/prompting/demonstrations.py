@@ -7,8 +7,8 @@ seed is a run parameter like the fine-tuning seeds (another seed, another draw).
 
 import random
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import PromptItem
+from kluebook.common.errors import KluebookError
+from kluebook.tasks.prompt_items import PromptItem
 
 
 def draw_demonstrations(train: list[PromptItem], shots: int, seed: int) -> list[PromptItem]:

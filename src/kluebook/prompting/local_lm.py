@@ -16,11 +16,11 @@ import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
-from kluebook.checkpoints import model_id
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import RankScores, conditioning_length
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
+from kluebook.training.checkpoints import model_id
 
 DEFAULT_BATCH_SIZE = 8  # prompts (or, in rank mode, prompt-and-choice pairs) at once
 
@@ -40,7 +40,7 @@ def open_local_lm(
         return LocalCausalLM(build_tiny_causal_lm(list(tiny_texts)), model, **options)
     if Path(model).is_dir():  # named by its id, so no error or record shows its path
         return LocalCausalLM(Path(model), model_id(model), **options)
-    from kluebook.checkpoints import MODEL_FILES, check_model
+    from kluebook.training.checkpoints import MODEL_FILES, check_model
 
     commit = check_model(model, revision)
     import huggingface_hub

@@ -11,7 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.server_lm import API_KEY_VARIABLES
 
 LISTENING = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")

@@ -3,15 +3,15 @@
 import importlib
 from functools import cache
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import (
+from kluebook.common.errors import KluebookError
+from kluebook.tasks import get_task
+from kluebook.tasks.prompt_items import (
     PROMPTING_INTERFACE,
     TEMPLATE_FILE,
     PromptTemplate,
     TaskPrompting,
     load_template,
 )
-from kluebook.tasks import get_task
 
 
 @cache
@@ -25,6 +25,6 @@ def task_prompting(task_name: str) -> tuple[PromptTemplate, TaskPrompting]:
     if missing:
         raise KluebookError(
             f"task {task_name!r} ({task.folder / 'prompting.py'}) does not offer "
-            f"{', '.join(missing)}: see kluebook.prompt_items.TaskPrompting"
+            f"{', '.join(missing)}: see kluebook.tasks.prompt_items.TaskPrompting"
         )
     return template, module

@@ -18,10 +18,10 @@ chat template, the whole text is the user's turn and the assistant's turn is ope
 (`chat_prompt`).
 """
 
-from kluebook.data import file_sha256
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate
+from kluebook.common.errors import KluebookError
+from kluebook.data.loading import file_sha256
 from kluebook.tasks import get_task
+from kluebook.tasks.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate
 
 
 def render_prompt(

@@ -17,8 +17,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.paths import CACHE
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CACHE
 
 DEFAULT_PATH = CACHE / "prompting" / "responses.sqlite"
 

@@ -35,10 +35,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from kluebook.checkpoints import model_id
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import RankScores, conditioning_length
 from kluebook.prompting.response_cache import DEFAULT_PATH, ResponseCache, request_key
+from kluebook.training.checkpoints import model_id
 
 API_KEY_VARIABLES = ("KLUEBOOK_OPENAI_API_KEY", "OPENAI_API_KEY")
 # Local servers take any key; the client insists on one.

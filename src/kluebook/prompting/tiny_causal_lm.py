@@ -1,20 +1,22 @@
 """The offline stand-in of the prompted track: a tiny randomly initialised causal LM.
 
 It is of the Qwen3 family (2 layers, hidden size 64, grouped-query attention)
-with the deterministic WordPiece vocabulary of the encoder stand-in (`kluebook.tiny_model`),
-learned from the text it will be prompted with: `[CLS]` opens every text (its beginning of
-sequence), `<|im_end|>` ends an answer as it ends a chat turn, `[PAD]` pads. Its tokenizer
-has a small chat template (ChatML), so the chat path of the rendering runs offline too. Built
-once per text and cached by a hash of it; the same bytes on every build.
+with the deterministic WordPiece vocabulary of the encoder stand-in
+(`kluebook.training.tiny_model`), learned from the text it will be prompted with: `[CLS]` opens
+every text (its beginning of sequence), `<|im_end|>` ends an answer as it ends a chat turn, `[PAD]`
+pads. Its tokenizer has a small chat template (ChatML), so the chat path of the rendering runs
+offline too. Built once per text and cached by a hash of it; the same bytes on every build.
 """
 
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from kluebook.paths import CACHE
-from kluebook.tiny_model import TINY_CAUSAL_LM as TINY_CAUSAL_LM  # its name, with its builder
-from kluebook.tiny_model import save_once, wordpiece_vocabulary
+from kluebook.common.paths import CACHE
+from kluebook.training.tiny_model import (
+    TINY_CAUSAL_LM as TINY_CAUSAL_LM,  # its name, with its builder
+)
+from kluebook.training.tiny_model import save_once, wordpiece_vocabulary
 
 TINY_CAUSAL_SIZE = {
     "hidden_size": 64,
@@ -24,7 +26,7 @@ TINY_CAUSAL_SIZE = {
     "num_key_value_heads": 2,
     "head_dim": 16,
 }
-# RoPE positions: a 5-shot prompt of a long task (DP, WoS) fits.
+# RoPE positions: a 5-shot prompt of the longest tasks fits.
 TINY_CONTEXT = 8192
 # ChatML, the layout of the Qwen family's own template (an OpenAI-compatible server that knows
 # the family finds the assistant's turn by its opening line).

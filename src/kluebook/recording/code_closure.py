@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = "kluebook"
-PACKAGE_DIR = Path(__file__).parent
+PACKAGE_DIR = Path(__file__).parents[1]
 # CPython 3.11 can fail ast.parse when threads parse at once ("AST constructor recursion depth
 # mismatch"): the runner's threads (--jobs, Dask, Slurm) fingerprint their runs at the same time.
 PARSING = threading.Lock()

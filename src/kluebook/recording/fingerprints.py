@@ -1,7 +1,7 @@
 """What a run was made from (`Inputs`), each part hashed: its notebook, parameters and data, its
 task's code and the shared code it runs (the import closure of its notebook and task folder,
-`kluebook.code_closure`), hashed by behaviour (comments and docstrings left out). A run is up
-to date while every part is what it is today (`current_code`, `stale_inputs`)."""
+`kluebook.recording.code_closure`), hashed by behaviour (comments and docstrings left out). A run
+is up to date while every part is what it is today (`current_code`, `stale_inputs`)."""
 
 import ast
 import hashlib
@@ -14,12 +14,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from kluebook import __version__
-from kluebook.code_closure import PARSING, closure, file_imports, notebook_imports
-from kluebook.data import file_sha256
-from kluebook.errors import KluebookError
-from kluebook.paths import PROMPTED_NOTEBOOK
-from kluebook.prompt_items import TEMPLATE_FILE
-from kluebook.repository import without_install_address
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import PROMPTED_NOTEBOOK
+from kluebook.common.repository import without_install_address
+from kluebook.data.loading import file_sha256
+from kluebook.recording.code_closure import PARSING, closure, file_imports, notebook_imports
+from kluebook.tasks.prompt_items import TEMPLATE_FILE
 
 # How a run was made: a checkpoint fine-tuned by the task's notebook, or a language model
 # prompted by the prompted notebook (`PROMPTED_NOTEBOOK`).

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-from kluebook import checkpoints
-from kluebook.paths import ROOT, scrub
+from kluebook.common.paths import ROOT, scrub
+from kluebook.training import checkpoints
 
 # Outputs that are progress or widget state, not results.
 WIDGET_TYPES = (
@@ -108,7 +108,7 @@ def run_paths(model: str, data_dir: str) -> list[tuple[str, str]]:
 def clean_notebook(executed: bytes, spec) -> str:
     """The executed notebook a run keeps beside its record (see `clean`), as text, with no
     folder of the run's own either (`run_paths`, replaced before the machine's folders, which
-    may hold them); it comes without the run's secrets (`kluebook.worker` redacts them where
+    may hold them); it comes without the run's secrets (`kluebook.running.worker` redacts them where
     the run executes)."""
     text = executed.decode("utf-8")
     for path, shown in run_paths(spec.model, spec.data_dir):

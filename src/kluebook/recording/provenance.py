@@ -1,5 +1,6 @@
-"""Where a run ran and on what: its model by its id (`kluebook.checkpoints.model_id`), the
-commit, library versions, the device. The run record carries these facts (`kluebook.records`)."""
+"""Where a run ran and on what: its model by its id (`kluebook.training.checkpoints.model_id`), the
+commit, library versions, the device. The run record carries these facts
+(`kluebook.recording.records`)."""
 
 import json
 import platform
@@ -7,8 +8,8 @@ import subprocess
 from importlib.metadata import PackageNotFoundError, distribution, version
 
 from kluebook import __version__
-from kluebook.checkpoints import model_id
-from kluebook.paths import CHECKOUT, scrub
+from kluebook.common.paths import CHECKOUT, scrub
+from kluebook.training.checkpoints import model_id
 
 LIBRARIES = (
     "torch",

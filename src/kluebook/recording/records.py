@@ -7,7 +7,8 @@ facts of the run (`Inputs`: what the run was made from, each part hashed). Readi
 (`read_records`): a file that is cut short or is not a record is named in a one-line warning and
 listed as unreadable, never taken for a result and never silently dropped.
 
-What a run was made from is `kluebook.fingerprints`; where it ran, `kluebook.provenance`.
+What a run was made from is `kluebook.recording.fingerprints`; where it ran,
+`kluebook.recording.provenance`.
 """
 
 import base64
@@ -23,13 +24,13 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kluebook.errors import KluebookError
-from kluebook.fingerprints import FINE_TUNED, Inputs, Method
-from kluebook.json_files import read_json, write_json
-from kluebook.kept_notebook import run_paths
-from kluebook.paths import RESULTS, ROOT, scrub
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_json, write_json
+from kluebook.common.paths import RESULTS, ROOT, scrub
 from kluebook.prompting.server_lm import API_KEY_VARIABLES
-from kluebook.provenance import SERVER, git_commit, portable_parameters
+from kluebook.recording.fingerprints import FINE_TUNED, Inputs, Method
+from kluebook.recording.kept_notebook import run_paths
+from kluebook.recording.provenance import SERVER, git_commit, portable_parameters
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.

@@ -16,14 +16,14 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from kluebook.checkpoints import model_entry, registered_models
-from kluebook.fingerprints import FINE_TUNED, PROMPTED
-from kluebook.links import run_page
-from kluebook.paths import CONFIGS, ROOT
-from kluebook.pooling import code_today, pooled
-from kluebook.records import DEFAULT_CONFIG, Interval, RunRecord
+from kluebook.common.paths import CONFIGS, ROOT
+from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
+from kluebook.recording.records import DEFAULT_CONFIG, Interval, RunRecord
+from kluebook.results.links import run_page
+from kluebook.results.pooling import code_today, pooled
+from kluebook.results.uncertainty import attach_intervals
 from kluebook.tasks import all_tasks
-from kluebook.uncertainty import attach_intervals
+from kluebook.training.checkpoints import model_entry, registered_models
 
 SOURCE_SPLITS = {
     "generated": "dev (generated)",
@@ -56,7 +56,7 @@ class Cell:
     runs: list[tuple[int, str | None]] = field(default_factory=list)  # (seed, run page)
     stale: str = ""  # the inputs that changed since these runs were made ("" if current)
     not_pooled: int = 0  # the runs of the configuration made from other inputs
-    interval: Interval | None = None  # 95% bootstrap interval (kluebook.uncertainty)
+    interval: Interval | None = None  # 95% bootstrap interval (kluebook.results.uncertainty)
     no_interval: str = ""  # why a cell of several seeds has no interval
     seed_replicates: list = field(default_factory=list, repr=False)  # per seed, resampled
 

@@ -4,7 +4,8 @@ A and B are two predictions files scored against the same gold (as `kluebook sco
 them), or two configurations of the records under results/ (a model id, or a configuration
 label of a sweep such as `learning_rate=0.001`), each with its seeds. The seeds of each side and
 the dev set's units are resampled together, on the same unit resamples for both sides
-(`kluebook.bootstrap`), and each metric's difference A - B gets its interval, p-value and verdict.
+(`kluebook.scoring.bootstrap`), and each metric's difference A - B gets its interval, p-value and
+verdict.
 """
 
 import os
@@ -12,17 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kluebook import bootstrap
-from kluebook.data import data_checksum, load_split
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_jsonl
-from kluebook.paths import ROOT
-from kluebook.pooling import code_today, pooled
-from kluebook.recipes import record_switches
-from kluebook.records import DEFAULT_CONFIG, RunRecord
-from kluebook.scoring import index_predictions
-from kluebook.switches import NO_SWITCHES
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_jsonl
+from kluebook.common.paths import ROOT
+from kluebook.data.loading import data_checksum, load_split
+from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
+from kluebook.results.pooling import code_today, pooled
+from kluebook.scoring import bootstrap
+from kluebook.scoring.predictions import index_predictions
+from kluebook.scoring.switches import NO_SWITCHES
 from kluebook.tasks import Task
+from kluebook.training.recipes import record_switches
 
 
 @dataclass

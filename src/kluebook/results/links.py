@@ -5,8 +5,8 @@ import html
 import posixpath
 from pathlib import Path
 
-from kluebook.paths import ROOT
-from kluebook.records import RunRecord
+from kluebook.common.paths import ROOT
+from kluebook.recording.records import RunRecord
 from kluebook.tasks import Task
 
 # The page the results table is on, the status page, and where the generated task pages are

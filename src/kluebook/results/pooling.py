@@ -4,8 +4,8 @@ current code and notebook of their task where there are such runs, else the newe
 import json
 from collections import defaultdict
 
-from kluebook.fingerprints import current_code, stale_inputs
-from kluebook.records import RunRecord
+from kluebook.recording.fingerprints import current_code, stale_inputs
+from kluebook.recording.records import RunRecord
 from kluebook.tasks import all_tasks
 
 # The current code inputs of each task and method the records are of (None for a task that is

@@ -1,6 +1,7 @@
 """The intervals the book shows: per table cell (its seeds and dev set resampled together), on
 run cards, on task pages (the difference a dev set can resolve), and whether a column's best
-configuration is distinguishable from its runner-up. The statistics are `kluebook.bootstrap`'s.
+configuration is distinguishable from its runner-up. The statistics are
+`kluebook.scoring.bootstrap`'s.
 
 A cell of one seed shows the interval its run recorded. A cell of several seeds is recomputed
 from the runs' predictions files and the dev set they scored (the two-stage bootstrap of
@@ -13,13 +14,13 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from kluebook import bootstrap
-from kluebook.compare import DataMismatch, record_gold
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_jsonl
-from kluebook.paths import scrub
-from kluebook.records import Interval, RunRecord
-from kluebook.scoring import index_predictions
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_jsonl
+from kluebook.common.paths import scrub
+from kluebook.recording.records import Interval, RunRecord
+from kluebook.results.compare import DataMismatch, record_gold
+from kluebook.scoring import bootstrap
+from kluebook.scoring.predictions import index_predictions
 from kluebook.tasks import Task, get_task
 
 _SEED_REPLICATES: dict[tuple, list[dict] | None] = {}  # runs' files -> their resampled values

@@ -27,11 +27,9 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
-from kluebook.devices import visible_gpus
-from kluebook.errors import KluebookError
-from kluebook.paths import CACHE
-from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
-from kluebook.worker import (
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CACHE
+from kluebook.running.worker import (
     THREAD_VARIABLES,
     Interrupted,
     RunProducts,
@@ -43,6 +41,8 @@ from kluebook.worker import (
     stop_kernels,
     thread_environment,
 )
+from kluebook.training.devices import visible_gpus
+from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 # The offline stand-ins (the encoder and the causal LM): small enough for a CPU, no GPU asked.
 STAND_INS = frozenset((TINY_MODEL, TINY_CAUSAL_LM))
@@ -124,8 +124,8 @@ class LocalExecutor(Executor):
     def start_kernels(self, runs: int) -> None:
         """Start a kernel for each slot now, then, while a run executes, the one its slot's next
         run will take, `runs` in all: no run waits for its kernel to start, and the first (which
-        starts the warm-kernel server, `kluebook.warm_kernels`) starts while the sweep is still
-        being planned."""
+        starts the warm-kernel server, `kluebook.running.warm_kernels`) starts while the sweep is
+        still being planned."""
         with self.ahead_lock:
             self.ahead_left = runs
             for index in range(self.concurrency):

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import yaml
 
-from kluebook import fingerprints
-from kluebook.errors import KluebookError
-from kluebook.paths import CONFIGS
-from kluebook.recipes import PROFILES
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CONFIGS
+from kluebook.recording import fingerprints
+from kluebook.training.recipes import PROFILES
 
 MATRIX_KEYS = {"profile", "method", "data_source", "data_dir", "models", "seeds", "parameters"}
 METHODS = (fingerprints.FINE_TUNED, fingerprints.PROMPTED)

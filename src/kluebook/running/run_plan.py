@@ -7,19 +7,19 @@ from pathlib import Path
 
 import papermill
 
-from kluebook import fingerprints
-from kluebook.checkpoints import check_model
-from kluebook.data import data_dir_for, hub_dataset_revision
-from kluebook.errors import KluebookError
-from kluebook.paths import ROOT
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import ROOT
+from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.server_lm import DEFAULT_OPTIONS, ServerOptions, ask_served_model
-from kluebook.recipes import recipe_parameters, resolve_recipe
-from kluebook.run_matrix import default_data, load_matrix, parameter_grid
-from kluebook.run_spec import RunSpec
+from kluebook.recording import fingerprints
+from kluebook.running.run_matrix import default_data, load_matrix, parameter_grid
+from kluebook.running.run_spec import RunSpec
 from kluebook.tasks import Task, available_tasks, get_task
-from kluebook.tiny_model import TINY_MODEL
+from kluebook.training.checkpoints import check_model
+from kluebook.training.recipes import recipe_parameters, resolve_recipe
+from kluebook.training.tiny_model import TINY_MODEL
 
 # Parameters the runner sets itself; the rest may come from a matrix or from --set.
 RUNNER_PARAMETERS = {

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from kluebook import checkpoints, fingerprints, provenance, records
-from kluebook.data import data_checksum
-from kluebook.paths import CACHE, RESULTS, ROOT, RUNS
+from kluebook.common.paths import CACHE, RESULTS, ROOT, RUNS
+from kluebook.data.loading import data_checksum
 from kluebook.prompting.server_lm import ServerOptions
-from kluebook.run_matrix import default_data
+from kluebook.recording import fingerprints, provenance, records
+from kluebook.running.run_matrix import default_data
+from kluebook.running.worker import RunRequest
 from kluebook.tasks import Task, get_task
-from kluebook.worker import RunRequest
+from kluebook.training import checkpoints
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ success, never over it: `store_failure`), and where a run stands from them (`is_
 import os
 from dataclasses import dataclass
 
-from kluebook import fingerprints, records
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_text_atomic
-from kluebook.kept_notebook import clean_notebook
-from kluebook.run_spec import RunSpec, book_relative, spec_inputs
-from kluebook.worker import RunProducts
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_text_atomic
+from kluebook.recording import fingerprints, records
+from kluebook.recording.kept_notebook import clean_notebook
+from kluebook.running.run_spec import RunSpec, book_relative, spec_inputs
+from kluebook.running.worker import RunProducts
 
 
 def store(spec: RunSpec, run_inputs: fingerprints.Inputs, products: RunProducts) -> str:

@@ -1,13 +1,13 @@
-"""The sweep: executing the runs of a plan (`kluebook.run_plan`) with papermill, one after another
-or several at once, going on after a failure.
+"""The sweep: executing the runs of a plan (`kluebook.running.run_plan`) with papermill, one after
+another or several at once, going on after a failure.
 
 Each run that succeeds leaves its record, predictions and executed notebook in
-results/<profile>/<task>/ (`kluebook.run_store`; `kluebook report` renders its page from them).
-A run whose record already holds the same fingerprint is skipped. A run that fails, is
+results/<profile>/<task>/ (`kluebook.running.run_store`; `kluebook report` renders its page from
+them). A run whose record already holds the same fingerprint is skipped. A run that fails, is
 interrupted or cannot be stored is recorded beside the last good one (`<name>.failed.json`),
 never over it, and the others go on. Where a run executes is an executor's business
-(kluebook.executors: here one at a time, here several at once, or on a Dask cluster); what it
-produced comes back as data (kluebook.worker) and is written here, the same way for every
+(kluebook.running.executors: here one at a time, here several at once, or on a Dask cluster); what
+it produced comes back as data (kluebook.running.worker) and is written here, the same way for every
 executor.
 """
 
@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
-from kluebook import executors, records, run_store
-from kluebook.run_spec import RunSpec, run_request
-from kluebook.worker import Interrupted, RunProducts, RunRequest, produce, stop_kernels
+from kluebook.recording import records
+from kluebook.running import executors, run_store
+from kluebook.running.run_spec import RunSpec, run_request
+from kluebook.running.worker import Interrupted, RunProducts, RunRequest, produce, stop_kernels
 
 
 def execute(

@@ -2,7 +2,7 @@
 
 A fresh kernel spends most of a smoke run's start-up importing torch, transformers, datasets and
 scikit-learn, several CPU seconds every run. Here the first kernel of an environment starts a
-server (`python -m kluebook.warm_kernels`) with exactly that environment; it imports those
+server (`python -m kluebook.running.warm_kernels`) with exactly that environment; it imports those
 libraries once, then forks one kernel per request. A forked kernel runs the same interpreter,
 arguments, environment and working folder as one started afresh; only the libraries are already
 in memory. What is imported is read from the code (`preloaded_imports`): the notebooks'
@@ -43,8 +43,8 @@ from pathlib import Path
 
 from jupyter_client.provisioning import LocalProvisioner
 
-from kluebook import code_closure
-from kluebook.paths import PACKAGED_NOTEBOOKS
+from kluebook.common.paths import PACKAGED_NOTEBOOKS
+from kluebook.recording import code_closure
 
 PROVISIONER = "kluebook-warm"
 SWITCH = "KLUEBOOK_WARM_KERNELS"  # "0": every kernel starts afresh

@@ -4,8 +4,8 @@
 `--jobs N` at once) or on a Dask worker of another machine. It needs this repository's package
 and environment there, not a shared filesystem: the notebook travels in the request, and the
 outcome, the predictions and the executed notebook travel back in the `RunProducts`, which the
-submitting checkout writes (`kluebook.run_store`). Before executing, it checks that the package code
-and the data where it runs are those the submitting checkout fingerprinted.
+submitting checkout writes (`kluebook.running.run_store`). Before executing, it checks that the
+package code and the data where it runs are those the submitting checkout fingerprinted.
 """
 
 import asyncio
@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kluebook import fingerprints, records
-from kluebook.data import data_checksum
-from kluebook.errors import KluebookError
-from kluebook.json_files import write_json, write_text_atomic
-from kluebook.paths import CACHE, ROOT
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_json, write_text_atomic
+from kluebook.common.paths import CACHE, ROOT
+from kluebook.data.loading import data_checksum
+from kluebook.recording import fingerprints, records
 from kluebook.tasks import get_task
 
 if TYPE_CHECKING:  # named in an annotation: jupyter_client is imported when a kernel starts
@@ -343,7 +343,7 @@ def _execute_notebook(
     loser dies on "Address already in use"."""
     import papermill  # lazy: nbclient and jupyter load only where a run executes
 
-    from kluebook import papermill_engine
+    from kluebook.running import papermill_engine
 
     for attempt in range(1, KERNEL_STARTS + 1):
         manager = started if attempt == 1 and started else kernel_manager(env)
@@ -437,7 +437,7 @@ def kernel_manager(env: dict):
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
-    from kluebook import warm_kernels  # it loads jupyter_client too
+    from kluebook.running import warm_kernels  # it loads jupyter_client too
 
     name = kernel_name(env)
     spec = {

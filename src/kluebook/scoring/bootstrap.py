@@ -10,7 +10,7 @@ resamples: a paired test.
 A metric is recomputed in one of three ways, all equal to the official function on the same
 resample (tests/uncertainty/test_bootstrap.py checks this for every task):
 - from per-unit statistics, where the task offers `resampling_statistics(records, predictions)`
-  in its interface (kluebook.metric_forms: F1 from true-positive, gold and predicted counts;
+  in its interface (kluebook.scoring.metric_forms: F1 from true-positive, gold and predicted counts;
   Pearson r from sums; AUPRC from one weighted precision-recall curve per class);
 - as a weighted mean of the official score of each unit alone, for the metrics that task.yaml
   lists under `resampling_unit.mean_of_keys` (a mean over the gold keys: accuracy, EM, JGA);
@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kluebook.errors import KluebookError
-from kluebook.metric_forms import Mean
-from kluebook.scoring import index_predictions
-from kluebook.switches import NO_SWITCHES
+from kluebook.common.errors import KluebookError
+from kluebook.scoring.metric_forms import Mean
+from kluebook.scoring.predictions import index_predictions
+from kluebook.scoring.switches import NO_SWITCHES
 
 if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
     from kluebook.tasks import Task

@@ -1,7 +1,7 @@
 """Metrics recomputed on many resamples at once, from per-unit statistics.
 
 A task's `resampling_statistics` (kluebook.tasks.interface.TaskModule) returns one of these
-forms per metric; `kluebook.bootstrap` calls its `values(weights)` with a (resamples, units)
+forms per metric; `kluebook.scoring.bootstrap` calls its `values(weights)` with a (resamples, units)
 matrix of multiplicities and gets the metric on every resample, equal to the official function
 on the same resample (tests/uncertainty/test_bootstrap.py checks this for every task). The forms
 name no task.

@@ -2,7 +2,7 @@
 
 from collections.abc import Collection
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 
 
 def predicted_labels(

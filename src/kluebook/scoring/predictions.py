@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kluebook.data import load_split
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_jsonl
-from kluebook.switches import NO_SWITCHES
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_jsonl
+from kluebook.data.loading import load_split
+from kluebook.scoring.switches import NO_SWITCHES
 
 if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
     from kluebook.tasks import Task

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import get_args
 
-from kluebook.errors import KluebookError
-from kluebook.paths import NOTEBOOKS, PACKAGED_NOTEBOOKS
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import NOTEBOOKS, PACKAGED_NOTEBOOKS
 from kluebook.tasks.interface import INTERFACE_MODULE, TaskModule
 from kluebook.tasks.schema import ResamplingUnit, read_entry
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
-from kluebook.switches import Switches
+from kluebook.scoring.switches import Switches
 
 
 def with_position_guids(task: str, records: Iterable[dict]) -> list[dict]:
@@ -44,8 +44,8 @@ class TaskModule:
     generate: Callable[..., dict[str, list | dict]]
     gold_keys: Callable[[list[dict]], list[Hashable]] = guid_keys  # each gold example's key
     prediction_key: Callable[[dict], Hashable] = guid_of  # KeyError/TypeError if it has none
-    # Metric key -> its form from per-unit statistics (kluebook.metric_forms); without it the
-    # bootstrap recomputes the official score on every resample.
+    # Metric key -> its form from per-unit statistics (kluebook.scoring.metric_forms); without it
+    # the bootstrap recomputes the official score on every resample.
     resampling_statistics: Callable[[list[dict], dict], dict] | None = None
 
 

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
+from kluebook.common.errors import KluebookError
+from kluebook.tasks.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
 
 # The word for "nothing" in an answer: no answer to a question, an empty dialogue state.
 NOTHING = "없음"

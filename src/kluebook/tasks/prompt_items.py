@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 
 TEMPLATE_FILE = "prompt.yaml"
 

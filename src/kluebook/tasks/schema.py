@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 
 
 class _Entry(BaseModel):
@@ -25,7 +25,7 @@ class MetricEntry(_Entry):
 
 
 class ResamplingUnit(_Entry):
-    """How the dev set is resampled for the bootstrap intervals (kluebook.bootstrap)."""
+    """How the dev set is resampled for the bootstrap intervals (kluebook.scoring.bootstrap)."""
 
     name: str = "record"  # the unit in words: headline, sentence pair, dialogue
     group_by: str = "guid"  # records with equal values of this field are drawn together

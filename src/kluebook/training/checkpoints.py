@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from kluebook.errors import KluebookError
-from kluebook.paths import CONFIGS, ROOT
-from kluebook.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CONFIGS, ROOT
+from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 UNLISTED = {"family": "unknown", "size": "base"}
 COMMIT = re.compile(r"[0-9a-f]{40}")

@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 

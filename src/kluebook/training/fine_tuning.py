@@ -1,9 +1,9 @@
 """Fine-tuning with the official KLUE recipe on the Hugging Face Trainer (book/methods.md).
 
 What the paper profile takes from the official code (KLUE-baseline on PyTorch Lightning 1.1,
-`kluebook.official_trainer`): the AdamW of transformers 3.5.1 (eps 1e-8, no decay on biases and
-LayerNorm weights), linear warm-up over ceil(warmup_ratio x total steps) then linear decay to
-0, with the baseline's float step count, gradient clipping at 1.0, fp32, uniform random
+`kluebook.training.official_trainer`): the AdamW of transformers 3.5.1 (eps 1e-8, no decay on
+biases and LayerNorm weights), linear warm-up over ceil(warmup_ratio x total steps) then linear
+decay to 0, with the baseline's float step count, gradient clipping at 1.0, fp32, uniform random
 batches, dev scored at Lightning's points (4 times per epoch, counted inside each epoch),
 early stopping where the task's command left it on, and the best-on-dev checkpoint reloaded at
 the end. Each place where kluebook can do otherwise is a switch of the recipe
@@ -33,10 +33,10 @@ from transformers import (
     TrainingArguments,
 )
 
-from kluebook import devices, speed
-from kluebook.checkpoints import hub_snapshot
-from kluebook.errors import KluebookError
-from kluebook.official_trainer import (
+from kluebook.common.errors import KluebookError
+from kluebook.training import devices, speed
+from kluebook.training.checkpoints import hub_snapshot
+from kluebook.training.official_trainer import (
     LightningEarlyStopping,
     ScheduledEvaluation,
     TransformersV3AdamW,
@@ -46,16 +46,17 @@ from kluebook.official_trainer import (
     official_total_steps,
     official_warmup_steps,
 )
-from kluebook.recipes import Recipe
-from kluebook.tiny_model import TINY_MODEL, build_tiny_model, uses_token_type_ids
+from kluebook.training.recipes import Recipe
+from kluebook.training.tiny_model import TINY_MODEL, build_tiny_model, uses_token_type_ids
 
 
 def resolve_checkpoint(
     model: str, corpus: list[str] | None = None, tiny_embedding_std: float | None = None
 ) -> str:
     """A loadable model folder: a local one as given, a hub model's files at its pinned commit
-    (`kluebook.checkpoints.hub_snapshot`), or the tiny stand-in, built from `corpus` on first
-    use (with its embedding tables drawn from N(0, tiny_embedding_std) where that is given)."""
+    (`kluebook.training.checkpoints.hub_snapshot`), or the tiny stand-in, built from `corpus` on
+    first use (with its embedding tables drawn from N(0, tiny_embedding_std) where that is
+    given)."""
     if model == TINY_MODEL:
         if not corpus:
             raise KluebookError(f"{TINY_MODEL} needs the training text to build its vocabulary")

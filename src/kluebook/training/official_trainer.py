@@ -26,7 +26,7 @@ import torch
 from torch.optim.lr_scheduler import LambdaLR
 from transformers import TrainerCallback
 
-from kluebook.errors import KluebookError
+from kluebook.common.errors import KluebookError
 
 # KLUE-baseline's parameters without weight decay: any whose name contains one of these.
 NO_DECAY = ("bias", "LayerNorm.weight")

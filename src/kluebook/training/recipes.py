@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
-from kluebook.checkpoints import model_entry
-from kluebook.errors import KluebookError
-from kluebook.speed import SWITCHES as SPEED_SWITCHES
+from kluebook.common.errors import KluebookError
+from kluebook.training.checkpoints import model_entry
+from kluebook.training.speed import SWITCHES as SPEED_SWITCHES
 
 if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
     from kluebook.tasks import Task
@@ -117,7 +117,7 @@ class Recipe:
     # smaller ones whose gradients are accumulated; the effective batch, the step count and the
     # evaluation points stay the recipe's.
     micro_batches: int = 1
-    # Speed switches, each a deviation from the official fp32 recipe (kluebook.speed): off
+    # Speed switches, each a deviation from the official fp32 recipe (kluebook.training.speed): off
     # unless a run or the smoke recipe (SMOKE_RECIPE) turns them on.
     tf32: bool = False
     bf16: bool = False

@@ -17,7 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kluebook.paths import CACHE
+from kluebook.common.paths import CACHE
 
 if TYPE_CHECKING:
     from transformers import BertTokenizer

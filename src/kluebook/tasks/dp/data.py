@@ -9,10 +9,10 @@ sentence's header line, up to the tab.
 from collections.abc import Iterable
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.klue_tsv import read_sentence_blocks, write_sentence_blocks
-from kluebook.metric_forms import F1, class_counts
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.data.klue_tsv import read_sentence_blocks, write_sentence_blocks
+from kluebook.scoring.metric_forms import F1, class_counts
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 from kluebook.tasks.interface import with_position_guids
 
 from .metric import DEPRELS, dp_scores, las_classes
@@ -130,7 +130,7 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
 
 
 def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-sentence class counts (head indices; LAS classes), from which kluebook.bootstrap
+    """Per-sentence class counts (head indices; LAS classes), from which kluebook.scoring.bootstrap
     recomputes UAS and LAS macro F1."""
     gold_heads, pred_heads, gold_deprels, pred_deprels, sentence = [], [], [], [], []
     for index, record in enumerate(records):

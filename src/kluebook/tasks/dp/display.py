@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 
-from kluebook import plots  # noqa: F401  (registers the Hangul font)
+from kluebook.common import plots  # noqa: F401  (registers the Hangul font)
 
 
 def _arc(ax, start: float, end: float, side: int, colour: str, label: str) -> float:

@@ -26,8 +26,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from kluebook.errors import KluebookError
-from kluebook.training import OrderedEvalTrainer
+from kluebook.common.errors import KluebookError
+from kluebook.training.fine_tuning import OrderedEvalTrainer
 
 from .data import DEPRELS, POS_TAGS
 from .metric import dp_scores
@@ -226,8 +226,8 @@ class DependencyParser(nn.Module):
         self.label_scorer = LabelScorer(label_size, num_labels, scorer_init)
 
     def apply_recipe(self, recipe) -> None:
-        """Take the recipe's DP switches (called by `kluebook.training.fine_tune`): the score
-        of padded head candidates at evaluation, and the scorers' initialisation (drawn again
+        """Take the recipe's DP switches (called by `kluebook.training.fine_tuning.fine_tune`): the
+        score of padded head candidates at evaluation, and the scorers' initialisation (drawn again
         only if it differs from the one the parser was built with). A recipe without them (one
         built by hand) leaves the parser as it was built."""
         switches = recipe.switches()

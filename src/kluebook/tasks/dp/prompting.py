@@ -9,8 +9,8 @@ order, a head from 0 to the number of eojeols, a known label; anything else is u
 
 import re
 
-from kluebook.prompt_answers import answer_body, own_template, refuse_ranking
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import answer_body, own_template, refuse_ranking
+from kluebook.tasks.prompt_items import PromptItem
 
 from .metric import DEPRELS
 

@@ -9,8 +9,8 @@ the next eojeol, subjects to the root, other arguments and adverbs to the neares
 import random
 from dataclasses import dataclass
 
-from kluebook.hangul import has_final_consonant
-from kluebook.smoke_splits import train_and_dev
+from kluebook.data.hangul import has_final_consonant
+from kluebook.data.smoke_splits import train_and_dev
 
 NAMES = ("민수", "지영", "현우", "수진", "태호", "은비", "준영", "하린")
 PEOPLE = ("학생", "친구", "선생님", "아이", "동생", "기자", "의사", "가수")

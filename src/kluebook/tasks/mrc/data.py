@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_json, write_json
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 
 from .metric import mrc_scores
 

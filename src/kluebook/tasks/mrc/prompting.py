@@ -6,8 +6,14 @@ unreadable. The text is not required to occur in the passage: the official EM an
 a near miss the credit they give it.
 """
 
-from kluebook.prompt_answers import NOTHING, UNREADABLE, answer_body, own_template, refuse_ranking
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import (
+    NOTHING,
+    UNREADABLE,
+    answer_body,
+    own_template,
+    refuse_ranking,
+)
+from kluebook.tasks.prompt_items import PromptItem
 
 TEMPLATE = own_template(__file__)
 

@@ -9,8 +9,8 @@ the right kind. The words of a type-3 question give it away, so a model can lear
 
 import random
 
-from kluebook.hangul import has_final_consonant
-from kluebook.smoke_splits import train_and_dev
+from kluebook.data.hangul import has_final_consonant
+from kluebook.data.smoke_splits import train_and_dev
 
 ORGANISERS = [
     "한빛문화재단",

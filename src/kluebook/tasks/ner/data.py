@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kluebook.errors import KluebookError
-from kluebook.klue_tsv import read_sentence_blocks, write_sentence_blocks
-from kluebook.metric_forms import F1, class_counts
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.data.klue_tsv import read_sentence_blocks, write_sentence_blocks
+from kluebook.scoring.metric_forms import F1, class_counts
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 from kluebook.tasks.interface import with_position_guids
 
 from .metric import ENTITY_TAGS, ENTITY_TYPES, TAGS, ner_scores, scoring_sequence, strict_entities
@@ -150,8 +150,8 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
 
 
 def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-sentence entity and character counts, from which kluebook.bootstrap recomputes the
-    metrics. Each sentence's entities are its own: the gold has `O` at both ends of every
+    """Per-sentence entity and character counts, from which kluebook.scoring.bootstrap recomputes
+    the metrics. Each sentence's entities are its own: the gold has `O` at both ends of every
     sentence, so a predicted entity that runs into the next sentence is wrong either way, and
     the next sentence's leading `I-` tags start nothing (strict IOB2)."""
     rows = [predictions[r["guid"]] for r in records]

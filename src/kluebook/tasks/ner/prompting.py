@@ -15,8 +15,8 @@ either setting and scores the same.
 
 import re
 
-from kluebook.prompt_answers import answer_body, own_template, refuse_ranking
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import answer_body, own_template, refuse_ranking
+from kluebook.tasks.prompt_items import PromptItem
 
 from .data import entity_spans
 from .metric import ENTITY_TYPES

@@ -5,8 +5,8 @@ a place; 관계자 after an organisation...). A few entities are left untagged a
 import random
 import re
 
-from kluebook.hangul import final_consonant
-from kluebook.smoke_splits import numbered_splits
+from kluebook.data.hangul import final_consonant
+from kluebook.data.smoke_splits import numbered_splits
 
 from .data import markup
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from kluebook.errors import KluebookError
-from kluebook.klue_json import read_record_list, write_record_list
-from kluebook.metric_forms import Mean
-from kluebook.predicted_labels import predicted_labels
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.data.klue_json import read_record_list, write_record_list
+from kluebook.scoring.metric_forms import Mean
+from kluebook.scoring.predicted_labels import predicted_labels
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 
 from .metric import accuracy
 
@@ -80,7 +80,7 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
 
 
 def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Whether each pair is right, from which kluebook.bootstrap recomputes the accuracy."""
+    """Whether each pair is right, from which kluebook.scoring.bootstrap recomputes the accuracy."""
     right = [predictions[r["guid"]]["label"] == r["gold_label"] for r in records]
     return {"accuracy": Mean(np.array(right, dtype=float), np.ones(len(right)))}
 

@@ -4,8 +4,8 @@ The choices are Korean answers to "is the hypothesis true, given the premise?", 
 of `LABELS`; a generated answer is read as one of them written exactly.
 """
 
-from kluebook.prompt_answers import LabelAnswers, other_than, own_template
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import LabelAnswers, other_than, own_template
+from kluebook.tasks.prompt_items import PromptItem
 
 from .data import LABELS
 

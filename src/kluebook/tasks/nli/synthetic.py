@@ -5,8 +5,8 @@ As in the official files, train records name their source `genre` and dev record
 
 import random
 
-from kluebook.hangul import has_final_consonant
-from kluebook.smoke_splits import numbered_splits
+from kluebook.data.hangul import has_final_consonant
+from kluebook.data.smoke_splits import numbered_splits
 
 from .data import LABELS, SOURCES
 

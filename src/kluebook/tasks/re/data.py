@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
-from kluebook.klue_json import read_record_list, write_record_list
-from kluebook.metric_forms import F1, Auprc, class_counts
-from kluebook.predicted_labels import predicted_labels
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_json, write_json
+from kluebook.data.klue_json import read_record_list, write_record_list
+from kluebook.scoring.metric_forms import F1, Auprc, class_counts
+from kluebook.scoring.predicted_labels import predicted_labels
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 
 from .metric import NO_RELATION, auprc, micro_f1
 
@@ -164,7 +164,8 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
 
 
 def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-sentence counts and probabilities, from which kluebook.bootstrap recomputes both."""
+    """Per-sentence counts and probabilities, from which kluebook.scoring.bootstrap recomputes
+    both."""
     class_id = {name: index for index, name in enumerate(RELATIONS)}
     gold = [class_id[r["label"]] for r in records]
     pred = [class_id[predictions[r["guid"]]["label"]] for r in records]

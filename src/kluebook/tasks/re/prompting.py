@@ -7,14 +7,14 @@ scoring computes AUPRC. A generated answer is read as one Korean relation name w
 its `probs` put all the weight on it.
 """
 
-from kluebook.prompt_answers import (
+from kluebook.tasks.prompt_answers import (
     choice_probabilities,
     most_likely,
     other_than,
     own_template,
     read_choice,
 )
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_items import PromptItem
 
 from .data import RELATIONS
 

@@ -6,8 +6,8 @@ labelled no_relation, as an annotator might miss them. Every relation occurs in 
 import random
 import re
 
-from kluebook.hangul import has_final_consonant
-from kluebook.smoke_splits import train_and_dev
+from kluebook.data.hangul import has_final_consonant
+from kluebook.data.smoke_splits import train_and_dev
 
 from .data import RELATIONS
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kluebook.errors import KluebookError
-from kluebook.klue_json import read_record_list, write_record_list
-from kluebook.metric_forms import F1, Pearson, class_counts
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.data.klue_json import read_record_list, write_record_list
+from kluebook.scoring.metric_forms import F1, Pearson, class_counts
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 
 from .metric import THRESHOLD, pearson_r, threshold_f1
 
@@ -109,7 +109,8 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
 
 
 def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-pair values and threshold counts, from which kluebook.bootstrap recomputes both."""
+    """Per-pair values and threshold counts, from which kluebook.scoring.bootstrap recomputes
+    both."""
     gold = np.array([r["labels"]["real-label"] for r in records], dtype=float)
     pred = np.array([predictions[r["guid"]]["score"] for r in records], dtype=float)
     counts = class_counts(gold >= THRESHOLD, pred >= THRESHOLD, range(len(gold)), len(gold), [True])

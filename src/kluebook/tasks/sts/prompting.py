@@ -11,8 +11,8 @@ except that it keeps the gold's side of the 3.0 threshold (a gold of 2.5 to 2.99
 
 import re
 
-from kluebook.prompt_answers import answer_body, choice_probabilities, own_template
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import answer_body, choice_probabilities, own_template
+from kluebook.tasks.prompt_items import PromptItem
 
 from .data import target
 from .metric import THRESHOLD

@@ -6,8 +6,8 @@ annotators' scores, and a pair from two different domains shares nothing at all.
 import random
 from collections import Counter
 
-from kluebook.hangul import has_final_consonant
-from kluebook.smoke_splits import numbered_splits
+from kluebook.data.hangul import has_final_consonant
+from kluebook.data.smoke_splits import numbered_splits
 
 # Per domain: (source of paraphrase pairs, source of sampled pairs), then interchangeable
 # wordings of each slot value. Rewording a value does not change the meaning.

@@ -9,10 +9,10 @@ the ontology: the real dev set uses values the ontology does not list.
 from collections.abc import Iterable
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.json_files import read_json, write_json
-from kluebook.klue_json import read_record_list, write_record_list
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_json, write_json
+from kluebook.data.klue_json import read_record_list, write_record_list
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 
 from .metric import joint_goal_accuracy, slot_f1
 

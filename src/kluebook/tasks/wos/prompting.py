@@ -11,8 +11,14 @@ the official ontology (the smoke data's generated dialogues use other domains, w
 demonstrations show).
 """
 
-from kluebook.prompt_answers import NOTHING, UNREADABLE, answer_body, own_template, refuse_ranking
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import (
+    NOTHING,
+    UNREADABLE,
+    answer_body,
+    own_template,
+    refuse_ranking,
+)
+from kluebook.tasks.prompt_items import PromptItem
 
 from .data import split_state_item
 

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 from torch.nn import functional
 
-from kluebook.training import OrderedEvalTrainer
+from kluebook.training.fine_tuning import OrderedEvalTrainer
 
 from .data import DONTCARE, NONE, split_state_item, user_states
 from .metric import joint_goal_accuracy, slot_f1

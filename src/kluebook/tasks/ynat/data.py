@@ -3,11 +3,11 @@
 from collections.abc import Iterable
 from pathlib import Path
 
-from kluebook.errors import KluebookError
-from kluebook.klue_json import read_record_list, write_record_list
-from kluebook.metric_forms import F1, class_counts
-from kluebook.predicted_labels import predicted_labels
-from kluebook.switches import NO_SWITCHES, Switches
+from kluebook.common.errors import KluebookError
+from kluebook.data.klue_json import read_record_list, write_record_list
+from kluebook.scoring.metric_forms import F1, class_counts
+from kluebook.scoring.predicted_labels import predicted_labels
+from kluebook.scoring.switches import NO_SWITCHES, Switches
 
 from .metric import macro_f1
 
@@ -44,7 +44,7 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
 
 
 def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> dict:
-    """Per-headline class counts, from which kluebook.bootstrap recomputes macro F1."""
+    """Per-headline class counts, from which kluebook.scoring.bootstrap recomputes macro F1."""
     gold = [r["label"] for r in records]
     pred = [predictions[r["guid"]]["label"] for r in records]
     counts = class_counts(gold, pred, range(len(records)), len(records))

@@ -4,8 +4,8 @@ The choices are the topic names themselves, in the order of `LABELS`; a generate
 read as one topic name written exactly.
 """
 
-from kluebook.prompt_answers import LabelAnswers, other_than, own_template
-from kluebook.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import LabelAnswers, other_than, own_template
+from kluebook.tasks.prompt_items import PromptItem
 
 from .data import LABELS
 

@@ -3,7 +3,7 @@ and the odd word from another topic, so a model has to learn which words carry t
 
 import random
 
-from kluebook.smoke_splits import train_and_dev
+from kluebook.data.smoke_splits import train_and_dev
 
 from .data import LABELS
 

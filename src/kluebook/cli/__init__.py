@@ -1,0 +1,1 @@
+"""The `kluebook` command line: its commands (`app`) and what their options mean (`options`)."""

@@ -1,0 +1,3 @@
+"""The numbers the pages show, from the run records: the table's rows and cells (`aggregation`),
+which runs a cell pools (`pooling`), their intervals (`uncertainty`), paired comparisons
+(`compare`) and the links between the pages that show them (`links`)."""
