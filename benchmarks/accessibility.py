@@ -8,7 +8,7 @@ It serves the html folder over HTTP on the loopback address, opens each page in 
 (Debian's, driven by Playwright), injects axe-core (`npm ci` at the repository root installs the
 version package-lock.json pins) and prints, per kind of page, the findings at each width and mode
 and the rules they break, then the total. A kind of page the site lacks (an older build) is
-listed as absent. The browser test (tests/framework/test_site_in_browser.py) audits the same pages
+listed as absent. The browser test (tests/end_to_end/test_site_in_browser.py) audits the same pages
 with the same functions and fails on any finding.
 """
 

@@ -3,6 +3,7 @@ KLUEBOOK_DATA_DIR (skipped when absent), and the small models and records tests 
 
 import importlib.util
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -13,8 +14,9 @@ import pytest
 from filelock import FileLock
 
 from kluebook.book.build import copy_sources
-from kluebook.common.paths import KLUE_DATA
+from kluebook.common.paths import CHECKOUT, KLUE_DATA
 from kluebook.recording import fingerprints
+from kluebook.tasks import all_tasks
 
 # A guard against a hung command, far above the longest one (a sweep of every smoke task).
 CLI_TIMEOUT_S = 1800
@@ -436,3 +438,31 @@ def standin_checkpoint(folder, family: str, texts, vocab_size: int = 3000, hidde
         entry.pop("tokenizer_class", None)
         settings.write_text(json.dumps(entry, ensure_ascii=False, indent=2), encoding="utf-8")
     return Path(folder)
+
+
+# Smoke dev sets with imperfect predictions of every task, for the bootstrap and comparison tests.
+bootstrap_speed = load_script(CHECKOUT / "benchmarks" / "bootstrap_speed.py")
+
+
+@pytest.fixture(scope="session")
+def imperfect_predictions():
+    """benchmarks/bootstrap_speed.py's gold-with-errors prediction lines, for any task."""
+    return bootstrap_speed.imperfect_predictions
+
+
+@pytest.fixture(scope="session")
+def smoke_dev():
+    """task -> (gold records, imperfect prediction lines) on the task's generated dev set."""
+    cache = {}
+
+    def get(task: str):
+        if task not in cache:
+            module = all_tasks()[task].module
+            records = module.generate(seed=5, **all_tasks()[task].smoke_data)["dev"]
+            rows = bootstrap_speed.imperfect_predictions(
+                task, module.gold_predictions(records), random.Random(7)
+            )
+            cache[task] = records, rows
+        return cache[task]
+
+    return get

@@ -1,7 +1,7 @@
 """The book's own Sphinx extension (book/_ext/kluebook_sphinx.py): the smoke banner says what a
 build holds, the repository URL of the configuration fills every page's placeholder, no
 hand-written page spells the URL out, each figure a notebook draws gets a text alternative and
-each sidebar toggle a name (the built site's audit is tests/framework/test_site_in_browser.py)."""
+each sidebar toggle a name (the built site's audit is tests/end_to_end/test_site_in_browser.py)."""
 
 import json
 from types import SimpleNamespace

@@ -29,7 +29,7 @@ def test_a_failed_runs_error_and_traceback_name_no_folder_of_this_machine():
     except ValueError as error:
         line, traceback = records.describe_error(error, {"model": "klue/roberta-base"})
     assert line.startswith("JSONDecodeError: ")
-    assert 'File "tests/framework/test_records.py"' in traceback  # relative to the book root
+    assert 'File "tests/recording/test_records.py"' in traceback  # relative to the book root
     assert "<python>/" in traceback  # the interpreter's library, without its folder
     for folder in (str(ROOT), sys.prefix, sys.base_prefix):
         assert folder not in traceback

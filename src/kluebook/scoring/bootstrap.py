@@ -8,7 +8,7 @@ for every run on the same dev set, so two runs (or two configurations) are compa
 resamples: a paired test.
 
 A metric is recomputed in one of three ways, all equal to the official function on the same
-resample (tests/uncertainty/test_bootstrap.py checks this for every task):
+resample (tests/scoring/test_bootstrap.py checks this for every task):
 - from per-unit statistics, where the task offers `resampling_statistics(records, predictions)`
   in its interface (kluebook.scoring.metric_forms: F1 from true-positive, gold and predicted counts;
   Pearson r from sums; AUPRC from one weighted precision-recall curve per class);

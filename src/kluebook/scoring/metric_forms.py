@@ -3,7 +3,7 @@
 A task's `resampling_statistics` (kluebook.tasks.interface.TaskModule) returns one of these
 forms per metric; `kluebook.scoring.bootstrap` calls its `values(weights)` with a (resamples, units)
 matrix of multiplicities and gets the metric on every resample, equal to the official function
-on the same resample (tests/uncertainty/test_bootstrap.py checks this for every task). The forms
+on the same resample (tests/scoring/test_bootstrap.py checks this for every task). The forms
 name no task.
 """
 
