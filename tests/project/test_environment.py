@@ -5,6 +5,7 @@ And the README's first commands are the ones that work."""
 import re
 import tomllib
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 
@@ -99,3 +100,22 @@ def test_notebooks_are_stored_without_outputs():
         notebook = nbformat.read(path, as_version=4)
         assert not any(c.get("outputs") for c in notebook.cells if c.cell_type == "code"), path
         assert sum("parameters" in c.metadata.get("tags", []) for c in notebook.cells) == 1, path
+
+
+def test_git_ignores_no_file_of_the_package():
+    # A fresh clone holds only what git keeps: an ignored __init__.py breaks the installed wheel.
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout")
+    files = [str(p.relative_to(ROOT)) for p in (ROOT / "src").rglob("*") if p.is_file()]
+    files = [f for f in files if "__pycache__" not in f and ".egg-info" not in f]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(files),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.split() == [], "git ignores these files of the package"
