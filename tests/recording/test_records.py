@@ -12,7 +12,7 @@ import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import PACKAGE, ROOT
-from kluebook.recording import records
+from kluebook.recording import records, redaction
 from kluebook.training import checkpoints
 
 # Records as the code before the typed model wrote them (commit 900e714): a paper run that
@@ -27,7 +27,7 @@ def test_a_failed_runs_error_and_traceback_name_no_folder_of_this_machine():
     try:
         fail()
     except ValueError as error:
-        line, traceback = records.describe_error(error, {"model": "klue/roberta-base"})
+        line, traceback = redaction.describe_error(error, {"model": "klue/roberta-base"})
     assert line.startswith("JSONDecodeError: ")
     assert 'File "tests/recording/test_records.py"' in traceback  # relative to the book root
     assert "<python>/" in traceback  # the interpreter's library, without its folder
@@ -54,7 +54,7 @@ def test_a_failed_runs_error_names_no_key_server_credentials_nor_folder_whatever
     try:
         raise KluebookError(said)
     except KluebookError as error:
-        line, traceback = records.describe_error(error, {"model": str(folder), "base_url": url})
+        line, traceback = redaction.describe_error(error, {"model": str(folder), "base_url": url})
     assert line == (
         "KluebookError: the server at <server>/ (<server>, host <server>) refused 401: "
         "Incorrect API key provided: <api key>; Basic <credentials>; <credentials>; no logprobs "

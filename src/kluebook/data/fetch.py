@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import yaml
 from tqdm.auto import tqdm
 
-from kluebook.data.loading import file_sha256
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
+from kluebook.data.loading import file_sha256
 
 if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
     from kluebook.tasks import Task

@@ -11,26 +11,19 @@ What a run was made from is `kluebook.recording.fingerprints`; where it ran,
 `kluebook.recording.provenance`.
 """
 
-import base64
-import json
-import os
 import sys
-import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_json, write_json
-from kluebook.common.paths import RESULTS, ROOT, scrub
-from kluebook.prompting.server_lm import API_KEY_VARIABLES
+from kluebook.common.paths import RESULTS, ROOT
 from kluebook.recording.fingerprints import FINE_TUNED, Inputs, Method
-from kluebook.recording.kept_notebook import run_paths
-from kluebook.recording.provenance import SERVER, git_commit, portable_parameters
+from kluebook.recording.provenance import git_commit, portable_parameters
 
 RECORD_SCHEMA = 2
 # What a notebook leaves in its output folder for the runner to turn into the record.
@@ -222,72 +215,6 @@ def _file_layout() -> list[str]:
 _FILE_LAYOUT = _file_layout()
 
 
-# How a record or a notebook a run leaves shows an API key or a server's credentials.
-API_KEY = "<api key>"
-CREDENTIALS = "<credentials>"
-
-
-def secrets(base_url: str) -> list[tuple[str, str]]:
-    """(text, what to show instead), longest first: what no file a run leaves may hold. The API
-    keys of this environment, and the address and credentials of the run's server."""
-    pairs = {os.environ[name]: API_KEY for name in API_KEY_VARIABLES if os.environ.get(name)}
-    if base_url and base_url != SERVER:
-        pairs.update(server_forms(base_url))
-    return sorted(((t, s) for t, s in pairs.items() if t), key=lambda pair: -len(pair[0]))
-
-
-def server_forms(base_url: str) -> dict[str, str]:
-    """The forms in which an error may give a server's URL: as a whole, its host and port, its
-    host; and its credentials, as written, decoded, and as the Basic authorization sent."""
-    forms = {base_url.rstrip("/"): SERVER}
-    try:
-        url = urlsplit(base_url)
-        host, user, password = url.hostname or "", url.username or "", url.password or ""
-    except ValueError:  # no URL: only its whole text can be told
-        return forms
-    userinfo, _, address = url.netloc.rpartition("@")
-    forms.update({url.netloc: SERVER, address: SERVER, host: SERVER})
-    if userinfo:
-        basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-        for credential in (userinfo, basic, password, unquote(password)):
-            forms[credential] = CREDENTIALS
-    return forms
-
-
-@dataclass(frozen=True)
-class Redaction:
-    """What no file a run leaves may hold, and what shows instead: the run's `secrets`, its own
-    folders (`run_paths`), then this machine's paths (`scrub`). Made once per run (`of`)."""
-
-    pairs: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, parameters: dict) -> "Redaction":
-        """The redaction of a run with these notebook parameters."""
-        own = run_paths(parameters["model"], parameters.get("data_dir") or "")
-        return cls((*secrets(parameters.get("base_url") or ""), *own))
-
-    def __call__(self, text: str, in_json: bool = False) -> str:
-        """`text` redacted; `in_json`: as its secrets are written inside a JSON string (a
-        notebook's text)."""
-        for hidden, shown in self.pairs:
-            if in_json:
-                hidden, shown = (json.dumps(t, ensure_ascii=False)[1:-1] for t in (hidden, shown))
-            text = text.replace(hidden, shown)
-        return scrub(text)
-
-
-def describe_error(error: BaseException, parameters: dict) -> tuple[str, str]:
-    """The one-line error and the short traceback that a failed run's record keeps (it may be
-    committed and published), redacted (`Redaction`) whatever raised it."""
-    redact = Redaction.of(parameters)
-    lines = str(error).strip().splitlines()
-    return (
-        redact(f"{type(error).__name__}: {lines[-1] if lines else ''}"),
-        redact("".join(traceback.format_exception(error, limit=5))),
-    )
-
-
 def run_record(
     task,
     parameters: dict,
@@ -301,7 +228,7 @@ def run_record(
 ) -> RunRecord:
     """The record of one run: what ran and where (`facts`: configuration, host, files), then
     the notebook's `outcome` or, for a run that failed or was interrupted (`status`), its
-    `failure`: the one-line error and the traceback, as `describe_error` wrote them.
+    `failure`: the one-line error and the traceback, as `redaction.describe_error` wrote them.
 
     Files named in `facts` are relative to the book root."""
     parameters = portable_parameters(parameters)

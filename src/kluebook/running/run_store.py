@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_text_atomic
-from kluebook.recording import fingerprints, records
+from kluebook.recording import fingerprints, records, redaction
 from kluebook.recording.kept_notebook import clean_notebook
 from kluebook.running.run_spec import RunSpec, book_relative, spec_inputs
 from kluebook.running.worker import RunProducts
@@ -93,14 +93,14 @@ def store_storing_error(
     way nothing of this attempt replaces the run's last success."""
     failed = RunProducts(started=products.started, host=products.host, finished=products.finished)
     failed.executed = products.executed
-    error_line, failed.traceback = records.describe_error(error, spec.parameters())
+    error_line, failed.traceback = redaction.describe_error(error, spec.parameters())
     failed.error = f"storing the run failed: {error_line}"
     try:
         return store_failure(spec, run_inputs, failed)
     except Exception as again:  # the disk is still full, say
         say(
             f"  {spec.task.name} {spec.name}: {failed.error}; its failure could not be recorded "
-            f"either ({records.describe_error(again, spec.parameters())[0]})"
+            f"either ({redaction.describe_error(again, spec.parameters())[0]})"
         )
         return "failed"
 

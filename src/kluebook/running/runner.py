@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
-from kluebook.recording import records
+from kluebook.recording import records, redaction
 from kluebook.running import executors, run_store
 from kluebook.running.run_spec import RunSpec, run_request
 from kluebook.running.worker import Interrupted, RunProducts, RunRequest, produce, stop_kernels
@@ -67,7 +67,7 @@ def execute(
             raise
         except Exception as error:  # the executor lost the run: a dead worker, too many times
             products = RunProducts(started=time.time(), host="", finished=time.time())
-            products.error, products.traceback = records.describe_error(error, request.parameters)
+            products.error, products.traceback = redaction.describe_error(error, request.parameters)
         try:
             return run_store.store(spec, run_inputs, products)
         except Exception as error:  # an invalid outcome, a full disk: this run's failure only

@@ -27,7 +27,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_json, write_text_atomic
 from kluebook.common.paths import CACHE, ROOT
 from kluebook.data.loading import data_checksum
-from kluebook.recording import fingerprints, records
+from kluebook.recording import fingerprints, records, redaction
 from kluebook.tasks import get_task
 
 if TYPE_CHECKING:  # named in an annotation: jupyter_client is imported when a kernel starts
@@ -132,12 +132,12 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "w", encoding="utf-8") as file:
             mark_in_progress(marker, request, products, log)
-            log_file = RedactedLog(file, records.Redaction.of(request.parameters))
+            log_file = RedactedLog(file, redaction.Redaction.of(request.parameters))
             _execute(request, scratch, env, products, log_file, kernel)
     except Exception as error:
         if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
             raise Interrupted(request.name) from error
-        products.error, products.traceback = records.describe_error(error, request.parameters)
+        products.error, products.traceback = redaction.describe_error(error, request.parameters)
     finally:
         products.finished = time.time()
         marker.unlink(missing_ok=True)
@@ -149,7 +149,7 @@ class RedactedLog:
     """A run's log: what the kernel prints, written redacted (no secret of the run, no path of
     this machine)."""
 
-    def __init__(self, file, redact: records.Redaction):
+    def __init__(self, file, redact: redaction.Redaction):
         self.file, self.redact = file, redact
 
     def write(self, text: str) -> int:
@@ -323,7 +323,7 @@ def _execute(
     finally:
         if executed.exists():  # papermill injected the server's address, a traceback has paths
             text = executed.read_text(encoding="utf-8")
-            redact = records.Redaction.of(request.parameters)
+            redact = redaction.Redaction.of(request.parameters)
             products.executed = redact(text, in_json=True).encode()
 
 
