@@ -9,7 +9,7 @@ import shutil
 import yaml
 from conftest import valid_record
 
-from kluebook.book import pages, results_page, run_pages
+from kluebook.book import pages, registry_pages, results_page, run_pages
 from kluebook.book.klue_table import sections_for, table_html
 from kluebook.common.paths import CONFIGS
 from kluebook.prompting.registry import task_prompting
@@ -198,7 +198,7 @@ def test_a_prompted_smoke_run_page_says_how_it_was_made():
 def test_every_methods_page_says_how_its_task_is_prompted_from_its_template():
     for task in all_tasks().values():
         template, prompting = task_prompting(task.name)
-        page = pages.methods_page(task)
+        page = registry_pages.methods_page(task)
         section = page.split(f"(methods-{task.name}-prompted)=\n## Prompted evaluation\n")[1]
         section = section.split("\n## ")[0]
         assert "{ref}`Prompting KLUE <prompting>`" in section
@@ -226,11 +226,11 @@ def test_a_methods_page_follows_the_template_it_is_read_from(tmp_path, monkeypat
         else:
             entry = yaml.safe_load(template.read_text(encoding="utf-8"))
             template.write_text(yaml.safe_dump({**entry, **change}, allow_unicode=True))
-    generated = pages.methods_page(get_task("nligenerated"))
+    generated = registry_pages.methods_page(get_task("nligenerated"))
     assert "**Answer mode: generation.** The model writes greedily, up to 77 new tokens" in (
         generated
     )
     assert "Answer mode: ranking" not in generated
-    unprompted = pages.methods_page(get_task("nliunprompted"))
+    unprompted = registry_pages.methods_page(get_task("nliunprompted"))
     assert "This task has no prompt template (`prompt.yaml` in its folder)" in unprompted
     assert "Answer mode" not in unprompted

@@ -9,7 +9,7 @@ import nbformat
 import yaml
 from conftest import valid_record
 
-from kluebook.book import pages, run_pages
+from kluebook.book import pages, registry_pages, run_pages
 from kluebook.common.paths import ROOT, scrub
 from kluebook.recording import kept_notebook, provenance, records
 from kluebook.results import aggregation
@@ -211,7 +211,7 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     rows = aggregation.reproduced_rows(runs, tmp_path)
     landing = pages.landing_page(tasks[0], runs, rows, [], root=tmp_path)
     assert landing.startswith("(task-ynat)=\n# Topic classification (YNAT) — results and runs\n")
-    methods_page = pages.methods_page(tasks[0])
+    methods_page = registry_pages.methods_page(tasks[0])
     assert methods_page.startswith("(methods-ynat)=\n# Topic classification (YNAT) — method\n")
     assert "{ref}`methods page <methods-ynat>`" in landing
     assert "### kluebook/tiny-roberta\n\n*smoke profile, the profile's recipe*" in landing
@@ -223,8 +223,9 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     assert "- seed 4: **interrupted**, interrupted (Ctrl-C)" in landing
     assert 'href="../../runs/ynat/smoke-kluebook--tiny-roberta-seed1.html"' in landing
     assert yaml.safe_dump(toc)  # the build reads it back as YAML
-    assert "Results and executed runs of this task: {ref}`task-ynat`" in pages.methods_page(
-        tasks[0]
+    assert (
+        "Results and executed runs of this task: {ref}`task-ynat`"
+        in registry_pages.methods_page(tasks[0])
     )
 
 
