@@ -61,7 +61,7 @@ def test_an_import_up_a_packages_order_breaks_it(tmp_path):
 
 
 def test_a_circle_between_two_modules_breaks_them(tmp_path):
-    # notebook/ has no order of its own: only the circle contract sees this.
+    # Two modules of one package importing each other: the circle contract names the package.
     source = with_imports(
         tmp_path,
         notebook__analysis="from kluebook.notebook.procedure import training_procedure",

@@ -48,6 +48,15 @@ def test_the_run_code_is_what_the_notebook_and_task_folder_import_not_the_report
     assert "kluebook.data.klue_tsv" in _run_module_names(get_task("dp"))  # imported by its folder
 
 
+def test_the_prompted_steps_are_code_of_prompted_runs_only():
+    nli = get_task("nli")
+    fine_tuned = [name for name, _ in fingerprints.run_modules(nli)]
+    prompted = [name for name, _ in fingerprints.run_modules(nli, fingerprints.PROMPTED)]
+    assert "kluebook.notebook.prompted_steps" in prompted
+    assert "kluebook.notebook.prompted_steps" not in fine_tuned  # an edit there stales no such run
+    assert "kluebook.notebook.steps" in fine_tuned and "kluebook.notebook.steps" in prompted
+
+
 def test_a_module_a_notebook_imports_reaches_the_run_fingerprint(package, tmp_path):
     task = get_task("ynat")
     (package / "helper.py").write_text("FACTOR = 1\n")

@@ -1,5 +1,6 @@
 """What every task notebook does around its lesson: set a run up from its parameters, then
-score its predictions and write them, with the run's outcome, to its output folder.
+score its predictions and write them, with the run's outcome, to its output folder (the prompted
+notebook's own steps: `kluebook.notebook.prompted_steps`).
 
 The runner turns that outcome into the run record (`kluebook.recording.records`); a notebook run by
 hand leaves `outcome.json` and `predictions.jsonl` in its `output_dir`.
@@ -19,21 +20,15 @@ from transformers import AutoConfig
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_json, write_jsonl
-from kluebook.common.paths import scrub
 from kluebook.data.loading import data_checksum, data_dir_for, hub_dataset_revision, load_split
-from kluebook.prompting.answering import Answers
-from kluebook.prompting.checks import check_mode
-from kluebook.prompting.registry import task_prompting
-from kluebook.prompting.render import render_prompt
-from kluebook.recording import fingerprints, provenance, records
+from kluebook.recording import provenance, records
 from kluebook.scoring.bootstrap import run_intervals
 from kluebook.scoring.predictions import NO_SWITCHES, score_predictions
 from kluebook.tasks import Task, get_task
-from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 from kluebook.training import checkpoints, devices
 from kluebook.training.recipes import Recipe, recipe_parameters, resolve_recipe
 from kluebook.training.speed import deviations
-from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
+from kluebook.training.tiny_model import TINY_MODEL
 
 RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
 # The parameters every task notebook declares in its `parameters` cell.
@@ -51,23 +46,6 @@ COMMON_PARAMETERS = (
 # What a run is pinned to on the hub: set by the runner (resolved to commits) or, in a notebook
 # run by hand, resolved here; "" for a local model or local data.
 REVISION_PARAMETERS = ("model_revision", "data_revision")
-# The parameters the prompted notebook declares (`start_prompted_run`).
-PROMPTED_PARAMETERS = (
-    "task",
-    "model",
-    "base_url",
-    "served_model",
-    "server_options",
-    "profile",
-    "data_source",
-    "data_dir",
-    "seed",
-    "shots",
-    "mode",
-    "train_limit",
-    "dev_limit",
-    "output_dir",
-)
 
 
 @dataclass
@@ -148,57 +126,6 @@ def start_run(task_name: str, namespace: dict) -> Run:
     )
 
 
-def start_prompted_run(namespace: dict) -> Run:
-    """`start_run` for the prompted notebook: check its parameters (`PROMPTED_PARAMETERS`),
-    resolve the data and, for a local model, its revision; seed the random generators."""
-    devices.keep_one_gpu()
-    missing = [name for name in PROMPTED_PARAMETERS if name not in namespace]
-    if missing:
-        raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
-    parameters = {name: namespace[name] for name in PROMPTED_PARAMETERS}
-    task = get_task(parameters["task"])
-    if type(parameters["shots"]) is not int or parameters["shots"] < 0:
-        raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
-    check_mode(task.name, task_prompting(task.name)[0], parameters["mode"])
-    asked = namespace.get("model_revision") or ""
-    parameters["model_revision"] = (
-        "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
-    )
-    parameters["data_revision"] = (
-        hub_dataset_revision(task, namespace.get("data_revision") or "")
-        if parameters["data_source"] == "hub"
-        else ""
-    )
-    data_dir = data_dir_for(task, parameters["data_source"], parameters["data_dir"] or None)
-    output_dir = Path(parameters["output_dir"])
-    output_dir.mkdir(parents=True, exist_ok=True)
-    seed_everything(parameters["seed"])
-    transformers.logging.set_verbosity_error()
-    set_display_options()
-    return Run(task, parameters, None, data_dir, output_dir)
-
-
-def open_backend(
-    run: Run, template: PromptTemplate, demonstrations: list[PromptItem], items: list[PromptItem]
-):
-    """The run's language model: the server at `base_url` where one is given, else the local
-    causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
-    from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
-    from kluebook.prompting.server_lm import ServerLM, server_options  # optional: `prompted`
-
-    parameters = run.parameters
-    if parameters["base_url"]:
-        return ServerLM(
-            parameters["base_url"],
-            parameters["model"],
-            options=server_options(parameters["server_options"]),
-            expected=parameters["served_model"],
-        )
-    texts = [render_prompt(template, demonstrations, item) for item in items]
-    texts += [item.answer for item in items]
-    return open_local_lm(parameters["model"], parameters["model_revision"], tiny_texts=texts)
-
-
 def set_display_options() -> None:
     """Printed DataFrames keep their columns aligned when cells hold Korean (wide characters)."""
     pd.set_option("display.unicode.east_asian_width", True)
@@ -276,59 +203,6 @@ def finish_run(
         "last_checkpoint": last,
     }
     return write_outcome(run, gold, predictions, counts, facts, seen)
-
-
-def finish_prompted_run(
-    run: Run,
-    gold: list[dict],
-    answers: Answers,
-    template: PromptTemplate,
-    backend,
-    counts: dict,
-) -> dict:
-    """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
-    with the unparsable answers), and no checkpoint."""
-    parameters = run.parameters
-    asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
-    asked["model"] = checkpoints.model_id(parameters["model"])
-    mode = parameters["mode"] or template.mode
-    facts = {
-        "model_revision": prompted_model_revision(parameters, asked.get("revision") or ""),
-        "recipe": {
-            "shots": parameters["shots"],
-            "mode": mode,
-            "max_new_tokens": template.max_new_tokens,
-        },
-        "prompted": {
-            "shots": parameters["shots"],
-            "demonstration_seed": parameters["seed"],
-            "mode": mode,
-            "template_digest": fingerprints.template_digest(run.task),
-            "cut_reasoning": template.cut_reasoning,
-            "unparsable": answers.unparsable,
-            "backend": asked,
-            "first_prompt": answers.first_prompt,
-            "first_answer": answers.first_answer,
-            "first_parsed": answers.predictions[0],
-        },
-    }
-    if mode == "rank":
-        facts["prompted"]["rank_normalisation"] = template.rank_normalisation
-        facts["prompted"]["boundary_crossings"] = answers.boundary_crossings
-    return write_outcome(run, gold, answers.predictions, counts, facts)
-
-
-def prompted_model_revision(parameters: dict, revision: str) -> str:
-    """The hub commit a prompted run's model was loaded at, or where the model came from."""
-    if revision:
-        return revision
-    if parameters["base_url"]:
-        return "the server's"
-    if parameters["model"] == TINY_CAUSAL_LM:
-        return "built locally"
-    if checkpoints.local_model(parameters["model"]) is not None:
-        return f"local folder: {checkpoints.model_id(parameters['model'])}"
-    return "unknown"
 
 
 def write_outcome(

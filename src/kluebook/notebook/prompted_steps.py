@@ -1,0 +1,143 @@
+"""What the prompted notebook does around its lesson: set a prompted run up from its parameters,
+open the language model that answers it, then write its answers and outcome as every run does
+(`kluebook.notebook.steps`)."""
+
+from pathlib import Path
+
+import transformers
+
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import scrub
+from kluebook.data.loading import data_dir_for, hub_dataset_revision
+from kluebook.notebook.steps import Run, seed_everything, set_display_options, write_outcome
+from kluebook.prompting.answering import Answers
+from kluebook.prompting.checks import check_mode
+from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.render import render_prompt
+from kluebook.recording import fingerprints
+from kluebook.tasks import get_task
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
+from kluebook.training import checkpoints, devices
+from kluebook.training.tiny_model import TINY_CAUSAL_LM
+
+# The parameters the prompted notebook declares (`start_prompted_run`).
+PROMPTED_PARAMETERS = (
+    "task",
+    "model",
+    "base_url",
+    "served_model",
+    "server_options",
+    "profile",
+    "data_source",
+    "data_dir",
+    "seed",
+    "shots",
+    "mode",
+    "train_limit",
+    "dev_limit",
+    "output_dir",
+)
+
+
+def start_prompted_run(namespace: dict) -> Run:
+    """`start_run` for the prompted notebook: check its parameters (`PROMPTED_PARAMETERS`),
+    resolve the data and, for a local model, its revision; seed the random generators."""
+    devices.keep_one_gpu()
+    missing = [name for name in PROMPTED_PARAMETERS if name not in namespace]
+    if missing:
+        raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
+    parameters = {name: namespace[name] for name in PROMPTED_PARAMETERS}
+    task = get_task(parameters["task"])
+    if type(parameters["shots"]) is not int or parameters["shots"] < 0:
+        raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
+    check_mode(task.name, task_prompting(task.name)[0], parameters["mode"])
+    asked = namespace.get("model_revision") or ""
+    parameters["model_revision"] = (
+        "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
+    )
+    parameters["data_revision"] = (
+        hub_dataset_revision(task, namespace.get("data_revision") or "")
+        if parameters["data_source"] == "hub"
+        else ""
+    )
+    data_dir = data_dir_for(task, parameters["data_source"], parameters["data_dir"] or None)
+    output_dir = Path(parameters["output_dir"])
+    output_dir.mkdir(parents=True, exist_ok=True)
+    seed_everything(parameters["seed"])
+    transformers.logging.set_verbosity_error()
+    set_display_options()
+    return Run(task, parameters, None, data_dir, output_dir)
+
+
+def open_backend(
+    run: Run, template: PromptTemplate, demonstrations: list[PromptItem], items: list[PromptItem]
+):
+    """The run's language model: the server at `base_url` where one is given, else the local
+    causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
+    from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
+    from kluebook.prompting.server_lm import ServerLM, server_options  # optional: `prompted`
+
+    parameters = run.parameters
+    if parameters["base_url"]:
+        return ServerLM(
+            parameters["base_url"],
+            parameters["model"],
+            options=server_options(parameters["server_options"]),
+            expected=parameters["served_model"],
+        )
+    texts = [render_prompt(template, demonstrations, item) for item in items]
+    texts += [item.answer for item in items]
+    return open_local_lm(parameters["model"], parameters["model_revision"], tiny_texts=texts)
+
+
+def finish_prompted_run(
+    run: Run,
+    gold: list[dict],
+    answers: Answers,
+    template: PromptTemplate,
+    backend,
+    counts: dict,
+) -> dict:
+    """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
+    with the unparsable answers), and no checkpoint."""
+    parameters = run.parameters
+    asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
+    asked["model"] = checkpoints.model_id(parameters["model"])
+    mode = parameters["mode"] or template.mode
+    facts = {
+        "model_revision": prompted_model_revision(parameters, asked.get("revision") or ""),
+        "recipe": {
+            "shots": parameters["shots"],
+            "mode": mode,
+            "max_new_tokens": template.max_new_tokens,
+        },
+        "prompted": {
+            "shots": parameters["shots"],
+            "demonstration_seed": parameters["seed"],
+            "mode": mode,
+            "template_digest": fingerprints.template_digest(run.task),
+            "cut_reasoning": template.cut_reasoning,
+            "unparsable": answers.unparsable,
+            "backend": asked,
+            "first_prompt": answers.first_prompt,
+            "first_answer": answers.first_answer,
+            "first_parsed": answers.predictions[0],
+        },
+    }
+    if mode == "rank":
+        facts["prompted"]["rank_normalisation"] = template.rank_normalisation
+        facts["prompted"]["boundary_crossings"] = answers.boundary_crossings
+    return write_outcome(run, gold, answers.predictions, counts, facts)
+
+
+def prompted_model_revision(parameters: dict, revision: str) -> str:
+    """The hub commit a prompted run's model was loaded at, or where the model came from."""
+    if revision:
+        return revision
+    if parameters["base_url"]:
+        return "the server's"
+    if parameters["model"] == TINY_CAUSAL_LM:
+        return "built locally"
+    if checkpoints.local_model(parameters["model"]) is not None:
+        return f"local folder: {checkpoints.model_id(parameters['model'])}"
+    return "unknown"
