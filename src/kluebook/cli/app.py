@@ -50,7 +50,7 @@ from kluebook.cli.options import (
 )
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
-from kluebook.prompting.server_lm import ServerOptions
+from kluebook.prompting.server_options import ServerOptions
 from kluebook.tasks import all_tasks
 
 PREDICTION_LINES = "\n\n".join(
