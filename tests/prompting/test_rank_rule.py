@@ -212,7 +212,8 @@ def test_a_served_model_scores_by_the_same_rule_as_the_local_one(
     family, crossing_lm, plain_tiny_lm, split_items, tmp_path
 ):
     pytest.importorskip("openai", reason="the server backend needs the prompted extra")
-    from kluebook.prompting.server_lm import ECHO_WINDOW, ServerLM
+    from kluebook.prompting.echo_scores import ECHO_WINDOW
+    from kluebook.prompting.server_lm import ServerLM
 
     if family == "WordPiece":
         lm, requests = plain_tiny_lm, requests_of(tiny_prompts(split_items), ("정치", "IT과학"))

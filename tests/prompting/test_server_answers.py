@@ -11,7 +11,9 @@ import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.response_cache import ResponseCache
-from kluebook.prompting.server_lm import ServerLM, ServerOptions, served_model, server_options
+from kluebook.prompting.served_model import served_model
+from kluebook.prompting.server_lm import ServerLM
+from kluebook.prompting.server_options import ServerOptions, server_options
 
 from .serving import ScriptedServer
 

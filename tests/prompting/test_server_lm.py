@@ -15,7 +15,8 @@ from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.local_server import TransformersServer
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
-from kluebook.prompting.server_lm import ServerLM, ServerOptions
+from kluebook.prompting.server_lm import ServerLM
+from kluebook.prompting.server_options import ServerOptions
 from kluebook.training.checkpoints import model_id
 
 from .serving import CountingProxy, prompt_of

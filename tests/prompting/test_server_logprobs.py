@@ -7,7 +7,7 @@ rule applied to the echoes of a prompt and its answers."""
 import pytest
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.server_lm import ECHO_WINDOW, echoed_scores, echoed_tokens
+from kluebook.prompting.echo_scores import ECHO_WINDOW, echoed_scores, echoed_tokens
 
 Completion = pytest.importorskip("openai.types.completion").Completion
 

@@ -10,7 +10,7 @@ import typer
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
-from kluebook.prompting.server_lm import API_KEY_VARIABLES
+from kluebook.prompting.server_options import API_KEY_VARIABLES
 from kluebook.tasks import all_tasks
 
 

@@ -38,7 +38,7 @@ from kluebook.cli.options import (
     Threads,
 )
 from kluebook.common.paths import ROOT
-from kluebook.prompting.server_lm import ServerOptions
+from kluebook.prompting.server_options import ServerOptions
 
 
 def execute_runs(options, force: bool, quiet: bool, execution: Execution) -> bool:

@@ -75,7 +75,8 @@ def open_backend(
     """The run's language model: the server at `base_url` where one is given, else the local
     causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
     from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
-    from kluebook.prompting.server_lm import ServerLM, server_options  # optional: `prompted`
+    from kluebook.prompting.server_lm import ServerLM  # optional: `prompted`
+    from kluebook.prompting.server_options import server_options
 
     parameters = run.parameters
     if parameters["base_url"]:

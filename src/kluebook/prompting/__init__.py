@@ -10,6 +10,11 @@
 - `answering`: every item of a split answered (`rank` or `generate`) as prediction lines;
 - `local_lm`: backend A, a local transformers causal LM;
 - `server_lm`: backend B, an OpenAI-compatible server, its answers in `response_cache`;
+- `server_options`: how a server is asked (timeout, retries, concurrency, reask) and the API
+  key, read from the environment;
+- `served_model`: how a server is reached (its client, each call retried, errors in one line)
+  and which model it serves (the identity `/v1/models` reports);
+- `echo_scores`: rank scores from a server's echoed log-probabilities, by the rank rule;
 - `local_server`: `transformers serve` over a local folder, a real server on the loopback;
 - `tiny_causal_lm`: the offline stand-in, a tiny random Qwen3-family causal LM.
 """

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.server_lm import API_KEY_VARIABLES
+from kluebook.prompting.server_options import API_KEY_VARIABLES
 
 LISTENING = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from kluebook.common.paths import scrub
-from kluebook.prompting.server_lm import API_KEY_VARIABLES
+from kluebook.prompting.server_options import API_KEY_VARIABLES
 from kluebook.recording.kept_notebook import run_paths
 from kluebook.recording.provenance import SERVER
 

@@ -12,7 +12,8 @@ from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
 from kluebook.prompting.response_cache import check_response_cache
-from kluebook.prompting.server_lm import DEFAULT_OPTIONS, ServerOptions, ask_served_model
+from kluebook.prompting.served_model import ask_served_model
+from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 from kluebook.recording import fingerprints
 from kluebook.running.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.running.run_spec import RunSpec

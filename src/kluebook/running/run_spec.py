@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kluebook.common.paths import CACHE, RESULTS, ROOT, RUNS
 from kluebook.data.loading import data_checksum
-from kluebook.prompting.server_lm import ServerOptions
+from kluebook.prompting.server_options import ServerOptions
 from kluebook.recording import fingerprints, provenance, records
 from kluebook.running.run_matrix import default_data
 from kluebook.running.worker import RunRequest
