@@ -5,7 +5,7 @@ import json
 import pytest
 
 from kluebook.common.errors import KluebookError
-from kluebook.running import executors, run_plan, run_spec, worker
+from kluebook.running import cluster_executors, executors, kernels, run_plan, run_spec, worker
 from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 
@@ -18,7 +18,7 @@ def test_jobs_split_the_threads_and_give_each_run_its_own_gpu():
 
 
 def test_a_run_gets_the_same_threads_at_every_jobs_level(monkeypatch):
-    for name in worker.THREAD_VARIABLES:
+    for name in kernels.THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     one = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     assert executors.LocalExecutor(jobs=1, gpus=[]).environments == [one]
@@ -37,11 +37,11 @@ def test_more_jobs_than_gpus_is_refused_for_real_checkpoints_only():
 
 
 def test_resources_are_parsed_or_refused_in_one_line():
-    assert executors.parse_resources("GPU=1, MEM=2.5") == {"GPU": 1.0, "MEM": 2.5}
-    assert executors.parse_resources("") == {}
+    assert cluster_executors.parse_resources("GPU=1, MEM=2.5") == {"GPU": 1.0, "MEM": 2.5}
+    assert cluster_executors.parse_resources("") == {}
     for bad in ("GPU", "GPU=one", "=1"):
         with pytest.raises(KluebookError, match="--resources expects NAME=AMOUNT"):
-            executors.parse_resources(bad)
+            cluster_executors.parse_resources(bad)
 
 
 def test_an_unreachable_scheduler_is_a_one_line_error():
@@ -49,23 +49,23 @@ def test_an_unreachable_scheduler_is_a_one_line_error():
     with pytest.raises(
         KluebookError, match=r"cannot reach the Dask scheduler tcp://127\.0\.0\.1:9"
     ):
-        executors.DaskExecutor("tcp://127.0.0.1:9", connect_timeout=2)
+        cluster_executors.DaskExecutor("tcp://127.0.0.1:9", connect_timeout=2)
 
 
 def test_each_kernel_environment_has_its_own_kernel_spec(tmp_path, monkeypatch):
-    monkeypatch.setattr(worker, "CACHE", tmp_path)
-    one = worker.kernel_manager({"OMP_NUM_THREADS": "1"})
-    two = worker.kernel_manager({"OMP_NUM_THREADS": "2"})
+    monkeypatch.setattr(kernels, "CACHE", tmp_path)
+    one = kernels.kernel_manager({"OMP_NUM_THREADS": "1"})
+    two = kernels.kernel_manager({"OMP_NUM_THREADS": "2"})
     assert one.kernel_name != two.kernel_name
     spec = json.loads((tmp_path / "jupyter/kernels" / one.kernel_name / "kernel.json").read_text())
     assert spec["env"]["OMP_NUM_THREADS"] == "1" and spec["env"]["TQDM_DISABLE"] == "1"
-    assert worker.kernel_name({}) == "kluebook"
+    assert kernels.kernel_name({}) == "kluebook"
 
 
 def test_a_worker_runs_on_the_first_of_its_gpus(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3,0,1")  # as dask-cuda sets it for worker 2
     monkeypatch.setenv("OMP_NUM_THREADS", "4")
-    assert worker.worker_kernel_environment() == {"CUDA_VISIBLE_DEVICES": "2"}
+    assert kernels.worker_kernel_environment() == {"CUDA_VISIBLE_DEVICES": "2"}
 
 
 def test_a_request_from_other_code_is_refused_before_it_runs():
@@ -98,8 +98,8 @@ def kernel_starts(monkeypatch, tmp_path):
                 raise outcome
 
         monkeypatch.setattr(papermill, "execute_notebook", execute_notebook)
-        monkeypatch.setattr(worker, "kernel_manager", lambda env: object())
-        monkeypatch.setattr(worker, "_kill", lambda manager: seen["killed"].append(manager))
+        monkeypatch.setattr(kernels, "kernel_manager", lambda env: object())
+        monkeypatch.setattr(kernels, "kill", lambda manager: seen["killed"].append(manager))
         request = worker.RunRequest(
             task="ynat", name="n", parameters={}, notebook="", code_hash="", data_checksum=""
         )
@@ -147,7 +147,7 @@ def ahead(monkeypatch):
         seen["started"].append(slot)
         if slot == "broken":
             raise RuntimeError("no kernel")
-        return worker.StartedKernel(manager=f"{slot}#{seen['started'].count(slot)}", folder=None)
+        return kernels.StartedKernel(manager=f"{slot}#{seen['started'].count(slot)}", folder=None)
 
     def produce(request, kernel=None):
         seen["got"].append((request.kernel_env["CUDA_VISIBLE_DEVICES"], kernel))
@@ -203,9 +203,9 @@ def test_a_kernel_started_ahead_runs_in_its_folder_as_one_papermill_starts(tmp_p
     code += "sorted(os.environ)]))"
     source = tmp_path / "probe.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), source)
-    env = worker.thread_environment(1)
+    env = kernels.thread_environment(1)
     seen = []
-    for started in (worker.start_kernel(env), None):
+    for started in (kernels.start_kernel(env), None):
         folder = started.folder if started else tmp_path / "own"
         folder.mkdir(exist_ok=True)
         executed = tmp_path / "executed.ipynb"
@@ -216,7 +216,7 @@ def test_a_kernel_started_ahead_runs_in_its_folder_as_one_papermill_starts(tmp_p
             )
         finally:
             if started:
-                worker.discard(started)  # its folder is a scratch folder outside tmp_path
+                kernels.discard(started)  # its folder is a scratch folder outside tmp_path
         cwd, argv, names = json.loads(nbformat.read(executed, 4).cells[0].outputs[0]["text"])
         assert cwd == str(folder)
         connection = [a for a in argv if a.endswith(".json")]

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from kluebook.running import warm_kernels, worker
+from kluebook.running import kernels, warm_kernels
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
 
@@ -19,7 +19,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 # what the libraries it imports decide from where they are imported.
 PROBE = """
 import json, os, sys
-from kluebook.running.warm_kernels import SWITCH, import_all, preloaded_imports
+from kluebook.running.warm_kernel_server import import_all, preloaded_imports
+from kluebook.running.warm_kernels import SWITCH
 import_all(preloaded_imports())  # what a notebook imports, here too in a fresh kernel
 import matplotlib, pandas, torch
 from tqdm.auto import tqdm
@@ -39,7 +40,7 @@ print(json.dumps({
 
 
 async def _start(folder, env: dict):
-    manager = worker.kernel_manager(env)
+    manager = kernels.kernel_manager(env)
     await manager.start_kernel(cwd=str(folder))
     client = manager.client()
     client.start_channels()
@@ -69,7 +70,7 @@ def servers():
 
 
 def test_a_forked_kernel_sees_what_a_fresh_one_sees(tmp_path, monkeypatch, servers):
-    env = worker.thread_environment(1)
+    env = kernels.thread_environment(1)
     warm, warm_process = asyncio.run(_probe(tmp_path, env))
     monkeypatch.setenv(warm_kernels.SWITCH, "0")
     fresh, fresh_process = asyncio.run(_probe(tmp_path, env))
@@ -107,7 +108,7 @@ def test_a_killed_forked_kernel_reports_its_signal(tmp_path, servers):
         manager, client = await _start(tmp_path, {})
         process = manager.provisioner.process
         client.stop_channels()
-        assert worker._kill(manager)  # what an interrupted sweep does
+        assert kernels.kill(manager)  # what an interrupted sweep does
         return process
 
     process = asyncio.run(kill_it())

@@ -35,26 +35,26 @@ class Execution:
 
 def make_executor(execution: Execution):
     """The executor `execution` names; Dask is imported only when it is chosen."""
-    from kluebook.running import executors
+    from kluebook.running import cluster_executors, executors
 
     chosen, slurm = execution, execution.slurm
     patience = {} if chosen.patience is None else {"patience": chosen.patience}
     if chosen.executor == "slurm":
         if chosen.scheduler or chosen.resources is not None:
             raise KluebookError("--scheduler and --resources go with --executor dask")
-        return executors.SlurmExecutor(
-            chosen.jobs,
-            chosen.threads or 4,
-            slurm.memory,
-            slurm.gpus_per_job,
-            slurm.partition,
-            slurm.walltime,
+        return cluster_executors.SlurmExecutor(
+            jobs=chosen.jobs,
+            cores=chosen.threads or 4,
+            memory=slurm.memory,
+            gpus=slurm.gpus_per_job,
+            partition=slurm.partition,
+            walltime=slurm.walltime,
             **patience,
         )
     if chosen.executor == "local":
         if chosen.scheduler:
             raise KluebookError("--scheduler goes with --executor dask")
-        return executors.LocalExecutor(chosen.jobs, chosen.threads)
+        return executors.LocalExecutor(jobs=chosen.jobs, threads=chosen.threads)
     if chosen.executor == "dask":
         if not chosen.scheduler:
             raise KluebookError("--executor dask needs --scheduler tcp://HOST:PORT")
@@ -63,8 +63,12 @@ def make_executor(execution: Execution):
                 "--jobs and --threads are for --executor local; Dask workers "
                 "run as many runs as they have threads"
             )
-        asked = None if chosen.resources is None else executors.parse_resources(chosen.resources)
-        return executors.DaskExecutor(chosen.scheduler, asked, **patience)
+        asked = (
+            None
+            if chosen.resources is None
+            else cluster_executors.parse_resources(chosen.resources)
+        )
+        return cluster_executors.DaskExecutor(chosen.scheduler, asked, **patience)
     raise KluebookError(f"unknown executor {chosen.executor!r}; choose local, dask or slurm")
 
 

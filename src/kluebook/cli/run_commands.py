@@ -213,7 +213,7 @@ def status(
     streams to `.cache/logs/<task>/<run>.log`."""
     selection = Selection.among(locals())
     chosen = run_options(selection, method=method, base_url=base_url)  # bad options: one line
-    from kluebook.running.worker import runs_in_progress  # lazy: CLI start-up
+    from kluebook.running.in_progress import runs_in_progress  # lazy: CLI start-up
 
     running = runs_in_progress()
     typer.echo(f"{len(running)} run(s) in progress")

@@ -6,9 +6,9 @@ results/<profile>/<task>/ (`kluebook.running.run_store`; `kluebook report` rende
 them). A run whose record already holds the same fingerprint is skipped. A run that fails, is
 interrupted or cannot be stored is recorded beside the last good one (`<name>.failed.json`),
 never over it, and the others go on. Where a run executes is an executor's business
-(kluebook.running.executors: here one at a time, here several at once, or on a Dask cluster); what
-it produced comes back as data (kluebook.running.worker) and is written here, the same way for every
-executor.
+(kluebook.running.executors: here one at a time or several at once; cluster_executors: on a Dask
+cluster); what it produced comes back as data (kluebook.running.worker) and is written here, the
+same way for every executor.
 """
 
 import logging
@@ -22,8 +22,9 @@ from tqdm.auto import tqdm
 
 from kluebook.recording import records, redaction
 from kluebook.running import executors, run_store
+from kluebook.running.kernels import stop_kernels
 from kluebook.running.run_spec import RunSpec, run_request
-from kluebook.running.worker import Interrupted, RunProducts, RunRequest, produce, stop_kernels
+from kluebook.running.worker import Interrupted, RunProducts, RunRequest, produce
 
 
 def execute(

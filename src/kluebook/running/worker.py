@@ -8,59 +8,24 @@ submitting checkout writes (`kluebook.running.run_store`). Before executing, it 
 package code and the data where it runs are those the submitting checkout fingerprinted.
 """
 
-import asyncio
-import hashlib
 import json
-import os
 import shutil
-import signal
 import socket
-import sys
-import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from kluebook.common.errors import KluebookError
-from kluebook.common.json_files import write_json, write_text_atomic
-from kluebook.common.paths import CACHE, ROOT
+from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_checksum
 from kluebook.recording import fingerprints, records, redaction
+from kluebook.running import in_progress, kernels
 from kluebook.tasks import get_task
 
-if TYPE_CHECKING:  # named in an annotation: jupyter_client is imported when a kernel starts
-    from jupyter_client.manager import AsyncKernelManager
-
-# What every kernel runs with besides the environment of the process that starts it: no progress
-# bars and no tqdm warning (with this machine's paths) in the executed pages.
-KERNEL_ENVIRONMENT = {
-    "PYTHONWARNINGS": "ignore:IProgress not found",
-    "TQDM_DISABLE": "1",
-    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-}
-# The kernel logs errors only: its warning that a local kernel talks over TCP without encryption
-# would otherwise be printed once per run.
-KERNEL_COMMAND = (
-    sys.executable,
-    "-Xfrozen_modules=off",
-    "-m",
-    "ipykernel_launcher",
-    "--IPKernelApp.log_level=ERROR",
-)
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
-# Runs in progress here: one marker each (what it is, its host and process, its log), removed
-# when the run ends; and each run's log, the kernel's stdout and stderr as they come.
-IN_PROGRESS = CACHE / "in-progress"
-LOGS = CACHE / "logs"
-# The kernels this process started and has not shut down yet, and whether it is stopping them.
-_kernels: set = set()
 # jupyter_client's error for a kernel that exits before it answers; a run starts its kernel up to
 # KERNEL_STARTS times when it does (see `_execute_notebook`).
 KERNEL_DIED_AT_START = "Kernel died before replying to kernel_info"
 KERNEL_STARTS = 3
-_stopping = threading.Event()
 
 
 @dataclass(frozen=True)
@@ -73,7 +38,8 @@ class RunRequest:
     notebook: str  # the task notebook's JSON text, as the submitting checkout has it
     code_hash: str  # `fingerprints.run_code_hash` of the submitting checkout
     data_checksum: str  # `data.data_checksum` of the submitting checkout
-    kernel_env: dict | None = None  # None: chosen where it runs (`worker_kernel_environment`)
+    # None: chosen where it runs (`kernels.worker_kernel_environment`)
+    kernel_env: dict | None = None
     log_output: bool = False
     method: str = fingerprints.FINE_TUNED  # how the run is made (the notebook it executes)
 
@@ -97,15 +63,6 @@ class RunProducts:
         return self.error is None
 
 
-@dataclass
-class StartedKernel:
-    """A kernel started before the run that will use it (`start_kernel`): its manager, and its
-    working folder, which becomes that run's scratch folder."""
-
-    manager: "AsyncKernelManager"
-    folder: Path
-
-
 class Interrupted(Exception):
     """A run was cancelled before it finished (its sweep was interrupted): nothing is written."""
 
@@ -114,7 +71,7 @@ class EnvironmentMismatch(KluebookError):
     """The package code or data where a run executes differ from the submitting checkout's."""
 
 
-def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProducts:
+def produce(request: RunRequest, kernel: kernels.StartedKernel | None = None) -> RunProducts:
     """Execute one run in a scratch folder and return what it produced; never raises for a run
     that fails (its error is in the products), so a sweep goes on and nothing is retried in vain.
 
@@ -122,20 +79,24 @@ def produce(request: RunRequest, kernel: StartedKernel | None = None) -> RunProd
     which is then the run's scratch folder; else the run starts its kernel itself.
     """
     products = RunProducts(started=time.time(), host=where())
-    scratch = kernel.folder if kernel else new_scratch()
-    marker = IN_PROGRESS / request.task / f"{request.name}.json"
-    log = LOGS / request.task / f"{request.name}.log"
+    scratch = kernel.folder if kernel else kernels.new_scratch()
+    marker = in_progress.IN_PROGRESS / request.task / f"{request.name}.json"
+    log = in_progress.LOGS / request.task / f"{request.name}.log"
     try:
         check_environment(request)
-        env = request.kernel_env if request.kernel_env is not None else worker_kernel_environment()
+        env = (
+            request.kernel_env
+            if request.kernel_env is not None
+            else kernels.worker_kernel_environment()
+        )
         products.kernel_env = dict(env)
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "w", encoding="utf-8") as file:
-            mark_in_progress(marker, request, products, log)
+            in_progress.mark_in_progress(marker, request.task, request.name, products.started, log)
             log_file = RedactedLog(file, redaction.Redaction.of(request.parameters))
             _execute(request, scratch, env, products, log_file, kernel)
     except Exception as error:
-        if _stopping.is_set():  # its kernel was stopped: the sweep is being interrupted
+        if kernels.stopping():  # its kernel was stopped: the sweep is being interrupted
             raise Interrupted(request.name) from error
         products.error, products.traceback = redaction.describe_error(error, request.parameters)
     finally:
@@ -157,97 +118,6 @@ class RedactedLog:
 
     def flush(self) -> None:
         self.file.flush()
-
-
-def new_scratch() -> Path:
-    return Path(tempfile.mkdtemp(prefix="kluebook-run-"))
-
-
-def start_kernel(env: dict) -> StartedKernel:
-    """A kernel of this environment, started as papermill would start it, in a new scratch
-    folder; it waits for a run (`produce`), or is stopped by `discard`."""
-    folder = new_scratch()
-    manager = kernel_manager(env)
-    _kernels.add(manager)
-    try:
-        asyncio.run(manager.start_kernel(cwd=str(folder)))
-    except BaseException:
-        discard(StartedKernel(manager, folder))
-        raise
-    return StartedKernel(manager, folder)
-
-
-def discard(kernel: StartedKernel) -> None:
-    """Stop a kernel no run will use, and remove its folder."""
-    _kernels.discard(kernel.manager)
-    _kill(kernel.manager)
-    shutil.rmtree(kernel.folder, ignore_errors=True)
-
-
-def mark_in_progress(marker: Path, request: RunRequest, products: RunProducts, log: Path) -> None:
-    write_json(
-        marker,
-        {
-            "task": request.task,
-            "name": request.name,
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-            "started": products.started,
-            "log": str(log.relative_to(ROOT)) if log.is_relative_to(ROOT) else str(log),
-        },
-    )
-
-
-def runs_in_progress() -> list[dict]:
-    """The runs executing on this book root now, each with the last line of its log; a marker
-    left by a process of this host that is gone is dropped."""
-    found = []
-    for marker in sorted(IN_PROGRESS.glob("*/*.json")):
-        try:
-            run = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # being written or removed
-        if run.get("host") == socket.gethostname() and not _alive(run.get("pid")):
-            marker.unlink(missing_ok=True)
-            continue
-        log = ROOT / run["log"]
-        lines = (
-            log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
-        )
-        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
-        found.append({**run, "last_line": last})
-    return found
-
-
-def _alive(pid) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except (TypeError, ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def stop_kernels() -> int:
-    """Kill every kernel this process started that is still running (the sweep is interrupted);
-    the runs they executed raise `Interrupted`. Returns how many were killed."""
-    _stopping.set()
-    return sum(_kill(manager) for manager in list(_kernels))
-
-
-def _kill(manager) -> bool:
-    """Kill `manager`'s kernel and what it started, if it is still running."""
-    process = getattr(getattr(manager, "provisioner", None), "process", None)
-    if process is None or process.poll() is not None:
-        return False
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:
-        process.kill()
-    process.wait()
-    manager.cleanup_connection_file()
-    return True
 
 
 def where() -> str:
@@ -297,7 +167,7 @@ def _execute(
     env: dict,
     products: RunProducts,
     log_file,
-    kernel: StartedKernel | None,
+    kernel: kernels.StartedKernel | None,
 ) -> None:
     source = scratch / "input.ipynb"
     source.write_text(request.notebook, encoding="utf-8")
@@ -346,14 +216,14 @@ def _execute_notebook(
     from kluebook.running import papermill_engine
 
     for attempt in range(1, KERNEL_STARTS + 1):
-        manager = started if attempt == 1 and started else kernel_manager(env)
-        _kernels.add(manager)
+        manager = started if attempt == 1 and started else kernels.kernel_manager(env)
+        kernels.track(manager)
         try:
             papermill.execute_notebook(
                 str(source),
                 str(executed),
                 parameters=request.parameters,
-                kernel_name=kernel_name(env),
+                kernel_name=kernels.kernel_name(env),
                 km=manager,
                 stdout_file=log_file,
                 stderr_file=log_file,
@@ -369,87 +239,4 @@ def _execute_notebook(
                 raise
             log_file.write(f"kluebook: the kernel died while starting ({error}); again\n")
         finally:
-            _kernels.discard(manager)
-            _kill(manager)  # papermill leaves running a kernel whose manager it was given
-
-
-def worker_kernel_environment() -> dict:
-    """The kernel environment of a run on a Dask worker, where nobody chose it.
-
-    Threads: the cores of the machine, or of the Slurm job the worker runs in, shared among the
-    runs the worker executes at once (its threads, or its `run` resource where it offers one);
-    outside a Slurm job, OMP_NUM_THREADS wins where it is set (inside one it is the nanny's 1,
-    not a choice). GPU: the first of the worker's CUDA_VISIBLE_DEVICES, which is the worker's
-    own GPU with dask-cuda (it lists the others after it), so that a run never spreads over
-    several GPUs (the Trainer would, with DataParallel).
-    """
-    env = {}
-    devices = os.environ.get("CUDA_VISIBLE_DEVICES", "")
-    if "," in devices:
-        env["CUDA_VISIBLE_DEVICES"] = devices.split(",")[0].strip()
-    in_slurm_job = "SLURM_JOB_ID" in os.environ
-    if not in_slurm_job and any(name in os.environ for name in THREAD_VARIABLES):
-        return env
-    try:
-        from distributed import get_worker  # optional: the dask extra
-
-        state = get_worker().state
-        slots = min(state.nthreads, int(state.total_resources.get("run", state.nthreads)))
-    except (ImportError, ValueError):
-        return env
-    return {**env, **thread_environment(max(1, job_cpus() // max(1, slots)))}
-
-
-def job_cpus() -> int:
-    """The cores this process may use: its Slurm job's (SLURM_CPUS_PER_TASK), else the machine's."""
-    cpus = os.environ.get("SLURM_CPUS_PER_TASK", "")
-    return int(cpus) if cpus.isdigit() else available_cpus()
-
-
-def available_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def thread_environment(threads: int) -> dict:
-    return {name: str(threads) for name in THREAD_VARIABLES}
-
-
-def kernel_name(env: dict) -> str:
-    """A kernel of this interpreter per kernel environment: `kluebook` or `kluebook-<hash>`."""
-    if not env:
-        return "kluebook"
-    digest = hashlib.sha256(json.dumps(env, sort_keys=True).encode()).hexdigest()[:10]
-    return f"kluebook-{digest}"
-
-
-def kernel_folder() -> Path:
-    return CACHE / "jupyter" / "kernels"
-
-
-def kernel_manager(env: dict):
-    """A kernel manager for a kernel that runs this interpreter with KERNEL_ENVIRONMENT and `env`,
-    whatever kernels a user has installed elsewhere: its spec is written under the cache and only
-    that folder is searched. Nothing in this process's environment changes, so runs started from
-    several threads at once each get their own."""
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-
-    from kluebook.running import warm_kernels  # it loads jupyter_client too
-
-    name = kernel_name(env)
-    spec = {
-        "argv": [*KERNEL_COMMAND, "-f", "{connection_file}"],
-        "display_name": name,
-        "language": "python",
-        "env": {**KERNEL_ENVIRONMENT, **env},
-        "metadata": {"debugger": False, **warm_kernels.provisioner_metadata()},
-    }
-    path = kernel_folder() / name / "kernel.json"
-    text = json.dumps(spec, indent=1, sort_keys=True)
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        write_text_atomic(path, text)
-    specs = KernelSpecManager(kernel_dirs=[str(kernel_folder())])
-    return AsyncKernelManager(kernel_name=name, kernel_spec_manager=specs)
+            kernels.stop(manager)  # papermill leaves running a kernel whose manager it was given
