@@ -226,7 +226,7 @@ def dp_run(recipe, seed: int, train_limit: int) -> dict:
 
 
 def mrc_run(recipe, seed: int, train_limit: int) -> dict:
-    from kluebook.tasks.mrc import qa
+    from kluebook.tasks.mrc import answer_search, qa
 
     train, dev = records("mrc", "train", train_limit), records("mrc", "dev")
     corpus = [r["context"] for r in train] + [r["question"] for r in train]
@@ -253,7 +253,7 @@ def mrc_run(recipe, seed: int, train_limit: int) -> dict:
         tokenizer,
         as_dataset(train_features, labels),
         dev_set,
-        qa.metrics_function(dev, dev_windows, recipe.pad_to_max_length),
+        answer_search.metrics_function(dev, dev_windows, recipe.pad_to_max_length),
         recipe,
         seed,
         checkpoints("mrc"),

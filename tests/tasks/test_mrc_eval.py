@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from transformers import EvalPrediction
 
-from kluebook.tasks.mrc import qa
+from kluebook.tasks.mrc import answer_search, qa
 from kluebook.tasks.mrc import synthetic as synthetic_mrc
 from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
@@ -56,9 +56,9 @@ def _gold_logits(records, tokenizer, padded_length: int):
 
 def test_answers_from_padded_logits_ignore_the_padding(records, tokenizer):
     windows, starts, ends = _gold_logits(records, tokenizer, padded_length=48)
-    answers = qa.answers_from_logits(records, windows, starts, ends)
+    answers = answer_search.answers_from_logits(records, windows, starts, ends)
     lengths = [qa.window_length(w) for w in windows]
-    unpadded = qa.predict_answers(
+    unpadded = answer_search.predict_answers(
         records,
         windows,
         [row[:n] for row, n in zip(starts, lengths, strict=True)],
@@ -75,7 +75,7 @@ def test_answers_from_padded_logits_ignore_the_padding(records, tokenizer):
 
 def test_metrics_function_scores_the_answers(records, tokenizer):
     windows, starts, ends = _gold_logits(records, tokenizer, padded_length=48)
-    compute_metrics = qa.metrics_function(records, windows)
+    compute_metrics = answer_search.metrics_function(records, windows)
     metrics = compute_metrics(EvalPrediction(predictions=(starts, ends), label_ids=None))
     assert set(metrics) == {"exact_match", "rouge_w"}
     # unanswerable questions are right ("" predicted); answers widened to whole tokens
@@ -101,11 +101,11 @@ def test_padding_positions_take_n_best_slots_when_the_run_pads_to_max_length():
     )
     starts = np.array([[1.0, 0.0, 0.0, 10.0, 0.0, 0.0] + [20.0] * 24])
     ends = np.array([[1.0, 0.0, 0.0, 0.0, 10.0, 0.0] + [20.0] * 24])
-    cut = qa.answers_from_logits([record], [window], starts, ends, search_padding=False)
+    cut = answer_search.answers_from_logits([record], [window], starts, ends, search_padding=False)
     assert cut == {"q0": "서울은 수도"}
-    assert qa.answers_from_logits([record], [window], starts, ends, search_padding=True) == {
-        "q0": ""
-    }
+    assert answer_search.answers_from_logits(
+        [record], [window], starts, ends, search_padding=True
+    ) == {"q0": ""}
 
 
 def test_the_padding_search_follows_the_recipe_it_is_given():
@@ -125,6 +125,11 @@ def test_the_padding_search_follows_the_recipe_it_is_given():
         recipe = resolve_recipe(get_task("mrc"), model, profile, {})
         assert recipe.pad_to_max_length == (profile == "paper")
         padding = recipe.pad_to_max_length
-        assert qa.answers_from_logits([record], [window], starts, ends, padding)["q0"] == expected
+        assert (
+            answer_search.answers_from_logits([record], [window], starts, ends, padding)["q0"]
+            == expected
+        )
     # Without the recipe's value the search keeps to each window's own tokens.
-    assert qa.answers_from_logits([record], [window], starts, ends)["q0"] == "서울은 수도"
+    assert (
+        answer_search.answers_from_logits([record], [window], starts, ends)["q0"] == "서울은 수도"
+    )

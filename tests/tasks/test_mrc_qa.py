@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from transformers import BertTokenizerFast
 
-from kluebook.tasks.mrc import qa
+from kluebook.tasks.mrc import answer_search, qa
 
 VOCAB = [
     "[PAD]",
@@ -94,7 +94,7 @@ def test_best_span_against_the_null_score(tokenizer):
         # input 2 is a question token and 9 -> 7 runs backwards: neither is ever a span
         starts = _logits(15, {0: null, 7: 5.0, 2: 9.0, 9: 2.0})
         ends = _logits(15, {0: null, 7: 4.0, 9: 6.0})
-        return qa.predict_answers(records, windows, [starts], [ends], **options)["q0"]
+        return answer_search.predict_answers(records, windows, [starts], [ends], **options)["q0"]
 
     # best span: inputs 7..9 "서울은 한국" scoring 5+6 = 11 (7..7 "서울" scores 5+4 = 9)
     assert answer(null=1.0) == "서울은 한국"  # null 2: 2-11 < 0
@@ -112,7 +112,7 @@ def test_longer_spans_and_the_max_context_rule(tokenizer):
     starts = [_logits(12, {}), _logits(12, {9: 1.0}), _logits(12, {7: 10.0})]
     ends = [_logits(12, {}), _logits(12, {10: 1.0}), _logits(12, {7: 10.0})]
     # best allowed: window 2-5, tokens 4..5 "수도이다" scoring 2 > null 0
-    assert qa.predict_answers(records, windows, starts, ends)["q0"] == "수도이다"
+    assert answer_search.predict_answers(records, windows, starts, ends)["q0"] == "수도이다"
 
 
 def test_only_the_null_answer_left_uses_the_placeholder(tokenizer):
@@ -121,9 +121,9 @@ def test_only_the_null_answer_left_uses_the_placeholder(tokenizer):
     starts, ends = _logits(15, {0: -1.0}), _logits(15, {0: -1.0})
     # With max_answer_length 0 no span is allowed, so 3.5.1 compares the null score -2 with a
     # placeholder "empty" scored 0: -2 - 0 is not > 0, so the placeholder is the answer.
-    assert qa.predict_answers(records, windows, [starts], [ends], max_answer_length=0) == {
-        "q0": "empty"
-    }
+    assert answer_search.predict_answers(
+        records, windows, [starts], [ends], max_answer_length=0
+    ) == {"q0": "empty"}
 
 
 def test_a_stride_larger_than_a_window_is_an_error(tokenizer):
@@ -151,7 +151,7 @@ def test_gold_logits_on_generated_data_give_the_gold_spans():
         end_logits[end] += 10.0 if end else 5.0
         starts.append(start_logits)
         ends.append(end_logits)
-    predictions = qa.predict_answers(records, windows, starts, ends)
+    predictions = answer_search.predict_answers(records, windows, starts, ends)
     # A tiny vocabulary glues particles to answers ("부산에서" is one token), so the predicted
     # span is the gold answer widened to whole tokens: it contains the gold and lies in the context.
     assert {record["is_impossible"] for record in records} == {True, False}  # both kinds
