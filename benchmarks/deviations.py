@@ -184,12 +184,12 @@ def re_run(recipe, seed: int, train_limit: int) -> dict:
 
 def dp_run(recipe, seed: int, train_limit: int) -> dict:
     """Trains once; scores the best checkpoint with both rules for padded head candidates."""
+    from kluebook.tasks.dp.features import encode_parser_input
     from kluebook.tasks.dp.parser import (
         TINY_ENCODER_SIZES,
         DependencyParser,
         ParserTrainer,
         decode_predictions,
-        encode_parser_input,
         parser_metrics,
     )
 

@@ -14,13 +14,8 @@ import torch
 from test_dp_parser import SMALL, records, tiny_parser, tokenizer  # noqa: F401  (fixtures)
 
 from kluebook.tasks import get_task
-from kluebook.tasks.dp.parser import (
-    MASKED_SCORE,
-    Biaffine,
-    LabelScorer,
-    collate,
-    encode_parser_input,
-)
+from kluebook.tasks.dp.features import collate, encode_parser_input
+from kluebook.tasks.dp.parser import MASKED_SCORE, Biaffine, LabelScorer
 from kluebook.training.recipes import resolve_recipe
 
 # Two sentences in one batch: the first has one eojeol, the second two.

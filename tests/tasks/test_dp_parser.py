@@ -5,14 +5,9 @@ from conftest import tiny_encoder
 from kluebook.common.errors import KluebookError
 from kluebook.tasks.dp import synthetic as synthetic_dp
 from kluebook.tasks.dp.data import DEPRELS, POS_TAGS
+from kluebook.tasks.dp.features import IGNORE_INDEX, POS_PAD_ID, collate, encode_parser_input
 from kluebook.tasks.dp.metric import uas_micro_f1
-from kluebook.tasks.dp.parser import (
-    IGNORE_INDEX,
-    POS_PAD_ID,
-    DependencyParser,
-    collate,
-    encode_parser_input,
-)
+from kluebook.tasks.dp.parser import DependencyParser
 from kluebook.training.tiny_model import train_wordpiece_tokenizer
 
 

@@ -6,14 +6,12 @@ from conftest import tiny_encoder
 from transformers import EvalPrediction
 
 from kluebook.tasks.dp import synthetic as synthetic_dp
+from kluebook.tasks.dp.features import DEPREL_IDS, IGNORE_INDEX, encode_parser_input
 from kluebook.tasks.dp.metric import dp_scores
 from kluebook.tasks.dp.parser import (
-    DEPREL_IDS,
-    IGNORE_INDEX,
     DependencyParser,
     ParserTrainer,
     decode_predictions,
-    encode_parser_input,
     parser_metrics,
 )
 from kluebook.training.fine_tuning import fine_tune

@@ -1,4 +1,5 @@
-"""The KLUE-baseline dependency parser and its input features (see README.md here).
+"""The KLUE-baseline dependency parser, its Trainer and its decoding (see README.md here; its
+input features: `features`).
 
 A pretrained encoder reads `[CLS] eojeol_1 ... eojeol_n [SEP]`; each eojeol is represented by
 the hidden states of its first and last subword (the root by `[CLS]` twice) joined with an
@@ -17,7 +18,6 @@ Two behaviours of the baseline are switches of the recipe (`apply_recipe`, book/
   scorer.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,89 +30,19 @@ from kluebook.common.errors import KluebookError
 from kluebook.training.fine_tuning import OrderedEvalTrainer
 
 from .data import DEPRELS, POS_TAGS
+from .features import IGNORE_INDEX, POS_PAD_ID, ParserCollator
 from .metric import dp_scores
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-POS_PAD_ID = len(POS_TAGS)  # the root and padding
-POS_IDS = {tag: index for index, tag in enumerate(POS_TAGS)}
-DEPREL_IDS = {label: index for index, label in enumerate(DEPRELS)}
-IGNORE_INDEX = -100
 MASKED_SCORE = -1e8  # the baseline's training score for padded head candidates
 PADDED_HEAD_SCORES = ("zero", "masked")
 SCORER_INITS = ("official", "kluebook-0.1")
-WORD_FEATURES = ("first_subword", "last_subword", "pos_ids", "heads", "labels")
 # Head sizes for the offline tiny encoder (hidden size 128): the official ones (LSTM 768, arcs
 # 512, labels 256, POS 256) would make the head ~100 times larger than the encoder, and a smoke
 # run minutes long on a CPU.
 TINY_ENCODER_SIZES = {"lstm_size": 128, "arc_size": 128, "label_size": 64, "pos_size": 64}
-
-
-def encode_parser_input(
-    tokenizer: "PreTrainedTokenizerBase", record: dict, max_length: int = 256
-) -> dict[str, list[int]]:
-    """Parser input for one DP record: subword ids and, per eojeol, features and targets.
-
-    `first_subword`/`last_subword` index `input_ids`; an eojeol whose subwords were cut by
-    `max_length` (or that has none) points at `[SEP]`. `heads` are 1-based (0 = root),
-    `labels` index DEPRELS, `pos_ids` the POS tag of the eojeol's last morpheme. A POS tag
-    outside POS_TAGS is an error naming the guid, as in the official code (the hub's v1 copy has
-    such tags where v1.1 fixed them).
-    """
-    if not tokenizer.is_fast:
-        raise KluebookError("DP encoding needs a fast tokenizer (for its word ids)")
-    encoding = tokenizer(
-        record["word_forms"], is_split_into_words=True, truncation=True, max_length=max_length
-    )
-    size = len(record["word_forms"])
-    first: list[int | None] = [None] * size
-    last: list[int | None] = [None] * size
-    for position, word in enumerate(encoding.word_ids()):
-        if word is not None:
-            first[word] = position if first[word] is None else first[word]
-            last[word] = position
-    sep = len(encoding["input_ids"]) - 1
-    return {
-        "input_ids": encoding["input_ids"],
-        "attention_mask": encoding["attention_mask"],
-        "first_subword": [sep if index is None else index for index in first],
-        "last_subword": [sep if index is None else index for index in last],
-        "pos_ids": [_pos_id(record["guid"], pos) for pos in record["pos"]],
-        "heads": list(record["heads"]),
-        "labels": [DEPREL_IDS[label] for label in record["deprels"]],
-    }
-
-
-def _pos_id(guid: str, pos: str) -> int:
-    tag = pos.split("+")[-1]
-    if tag not in POS_IDS:
-        raise KluebookError(f"{guid}: unknown POS tag {tag!r} (the parser knows {len(POS_TAGS)})")
-    return POS_IDS[tag]
-
-
-def _pad(rows: Sequence[Sequence[int]], value: int) -> torch.Tensor:
-    width = max(len(row) for row in rows)
-    return torch.tensor([[*row, *[value] * (width - len(row))] for row in rows])
-
-
-def collate(features: Sequence[dict], pad_token_id: int) -> dict[str, torch.Tensor]:
-    """A padded batch of `encode_parser_input` outputs, with `word_mask` marking real eojeols."""
-    padding = {
-        "first_subword": 0,
-        "last_subword": 0,
-        "pos_ids": POS_PAD_ID,
-        "heads": IGNORE_INDEX,
-        "labels": IGNORE_INDEX,
-    }
-    batch = {
-        "input_ids": _pad([f["input_ids"] for f in features], pad_token_id),
-        "attention_mask": _pad([f["attention_mask"] for f in features], 0),
-        "word_mask": _pad([[1] * len(f["heads"]) for f in features], 0).bool(),
-    }
-    for key in WORD_FEATURES:
-        batch[key] = _pad([f[key] for f in features], padding[key])
-    return batch
 
 
 class Biaffine(nn.Module):
@@ -312,7 +242,7 @@ class DependencyParser(nn.Module):
 
     @torch.no_grad()
     def predict(self, batch: dict[str, torch.Tensor]) -> list[tuple[list[int], list[str]]]:
-        """(heads, deprels) of each sentence of a `collate` batch, by independent argmax.
+        """(heads, deprels) of each sentence of a `features.collate` batch, by independent argmax.
 
         Call it in eval mode (`parser.eval()`), or dropout stays on.
         """
@@ -325,16 +255,6 @@ class DependencyParser(nn.Module):
             (heads[row][:size], [DEPRELS[label] for label in labels[row][:size]])
             for row, size in enumerate(sizes)
         ]
-
-
-@dataclass
-class ParserCollator:
-    """A Trainer data collator: `collate` on parser features."""
-
-    pad_token_id: int
-
-    def __call__(self, features: Sequence[dict]) -> dict[str, torch.Tensor]:
-        return collate(features, self.pad_token_id)
 
 
 class ParserTrainer(OrderedEvalTrainer):
