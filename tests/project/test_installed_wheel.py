@@ -25,11 +25,28 @@ from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic
 
 pytestmark = pytest.mark.slow
-# What a fresh clone has that a build must not see (caches, local runs, other builds).
-NOT_SOURCES = shutil.ignore_patterns(
-    ".git", ".venv", "build", "dist", "_build", ".cache", "results", "runs", "_generated",
-    "__pycache__", "*.egg-info", "data", ".pytest_cache", ".ruff_cache",
-)  # fmt: skip
+# What a fresh clone has that a build must not see (caches, local runs, other builds): names
+# anywhere, and folders of the checkout by their path (src/kluebook has a data/ and a results/).
+CACHES = shutil.ignore_patterns(
+    ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache"
+)
+NOT_SOURCES = {
+    "build", "dist", "_build", ".cache", "results", "data", "outputs", "book/runs",
+    "book/_generated",
+}  # fmt: skip
+
+
+def not_sources(root: Path):
+    """A `shutil.copytree` ignore for a checkout at `root`."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        at = Path(folder).relative_to(root)
+        local = {name for name in names if (at / name).as_posix() in NOT_SOURCES}
+        return CACHES(folder, names) | local
+
+    return ignore
+
+
 RUN_NAME = "kluebook--tiny-roberta-dev_limit=40,train_limit=100-seed1"
 
 
@@ -45,7 +62,7 @@ def installed(tmp_path_factory):
     }
     base = tmp_path_factory.mktemp("wheel")
     sources = base / "sources"
-    shutil.copytree(CHECKOUT, sources, ignore=NOT_SOURCES)
+    shutil.copytree(CHECKOUT, sources, ignore=not_sources(CHECKOUT))
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     wheel = subprocess.run(
         [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", base / "wheels", sources],
