@@ -95,7 +95,11 @@ def test_values_may_contain_dashes(tmp_path):
     wos.write_official([dialogue], tmp_path / "d.json")
     records = wos.read_official(tmp_path / "d.json")
     wrong = {("d0", 0): {"state": ["택시-도착지-서울"]}}
-    assert wos.score(records, wrong) == {"joint_goal_accuracy": 0.0, "slot_f1": 0.0}
+    assert wos.score(records, wrong) == {
+        "joint_goal_accuracy": 0.0,
+        "slot_f1": 0.0,
+        "slot_f1_pooled": 0.0,
+    }
 
 
 def test_hub_rows_drop_the_empty_system_states():

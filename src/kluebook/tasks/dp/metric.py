@@ -7,7 +7,9 @@ The headline numbers are macro F1 scores, not attachment accuracies:
   prediction); an eojeol with a wrong predicted head gets the predicted label PAD, a class that
   occurs only in predictions and so adds an F1 of 0 to the average; then sklearn macro F1.
 The micro variants (the baseline's `uas_micro_f1`, `las_micro_f1`) are the matching accuracies:
-head accuracy, and labelled accuracy after the OTHERS merge.
+head accuracy, and labelled accuracy after the OTHERS merge. `las_without_pad` is the LAS macro
+F1 corrected for the PAD class (erratum `dp-las-pad`): wrong heads still count against their gold
+class, but PAD is not one of the classes averaged.
 """
 
 from collections.abc import Sequence
@@ -81,6 +83,18 @@ def las_macro_f1(
     return 100.0 * float(f1_score(gold, pred, average="macro", zero_division=0))
 
 
+def las_macro_f1_without_pad(
+    gold_heads: Sequence[int],
+    pred_heads: Sequence[int],
+    gold_deprels: Sequence[str],
+    pred_deprels: Sequence[str],
+) -> float:
+    """Macro F1 over the real LAS classes, those of gold or prediction but PAD, x100."""
+    gold, pred = las_classes(gold_heads, pred_heads, gold_deprels, pred_deprels)
+    classes = sorted((set(gold) | set(pred)) - {WRONG_HEAD})
+    return 100.0 * float(f1_score(gold, pred, labels=classes, average="macro", zero_division=0))
+
+
 def las_micro_f1(
     gold_heads: Sequence[int],
     pred_heads: Sequence[int],
@@ -98,11 +112,13 @@ def dp_scores(
     gold_deprels: Sequence[str],
     pred_deprels: Sequence[str],
 ) -> dict[str, float]:
-    """The headline UAS/LAS macro F1 and the baseline's micro variants, over all eojeols."""
+    """The headline UAS/LAS macro F1, the baseline's micro variants and the LAS corrected for
+    the PAD class, over all eojeols."""
     columns = (gold_heads, pred_heads, gold_deprels, pred_deprels)
     return {
         "uas": uas_macro_f1(gold_heads, pred_heads),
         "las": las_macro_f1(*columns),
         "uas_micro_f1": uas_micro_f1(gold_heads, pred_heads),
         "las_micro_f1": las_micro_f1(*columns),
+        "las_without_pad": las_macro_f1_without_pad(*columns),
     }

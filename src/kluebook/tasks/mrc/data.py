@@ -165,14 +165,20 @@ def gold_answers(record: dict) -> list[str]:
 
 
 def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
-    """Official EM and ROUGE-W of {guid: {"answer": text}} predictions ("" = no answer)."""
+    """Official EM and ROUGE-W of {guid: {"answer": text}} predictions ("" = no answer), and both
+    with the bracket pattern corrected (`_brackets_stripped`)."""
     answers = []
     for record in records:
         answer = predictions[record["guid"]].get("answer")
         if not isinstance(answer, str):
             raise KluebookError(f"{record['guid']}: answer must be a string, got {answer!r}")
         answers.append(answer)
-    return mrc_scores([gold_answers(r) for r in records], answers)
+    gold = [gold_answers(r) for r in records]
+    corrected = mrc_scores(gold, answers, corrected=True)
+    return {
+        **mrc_scores(gold, answers),
+        **{f"{key}_brackets_stripped": value for key, value in corrected.items()},
+    }
 
 
 def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:

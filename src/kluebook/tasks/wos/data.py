@@ -14,7 +14,7 @@ from kluebook.common.json_files import read_json, write_json
 from kluebook.data.klue_json import read_record_list, write_record_list
 from kluebook.scoring.switches import NO_SWITCHES, Switches
 
-from .metric import joint_goal_accuracy, slot_f1
+from .metric import joint_goal_accuracy, pooled_slot_f1, slot_f1
 
 ROLES = ("user", "sys")
 # The values every ontology slot starts with; gold states use "dontcare" but never "none".
@@ -131,7 +131,8 @@ def prediction_key(row: dict) -> tuple[str, int]:
 
 
 def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
-    """Official JGA and slot F1 of {(guid, turn): {"state": [...]}} predictions over user turns."""
+    """Official JGA and slot F1, and the pooled slot F1, of {(guid, turn): {"state": [...]}}
+    predictions over user turns."""
     gold, predicted = [], []
     for record in records:
         for turn, state in enumerate(user_states(record)):
@@ -147,6 +148,7 @@ def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCH
     return {
         "joint_goal_accuracy": joint_goal_accuracy(gold, predicted),
         "slot_f1": slot_f1(gold, predicted),
+        "slot_f1_pooled": pooled_slot_f1(gold, predicted),
     }
 
 
