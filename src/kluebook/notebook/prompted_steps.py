@@ -9,7 +9,13 @@ import transformers
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import scrub
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
-from kluebook.notebook.steps import Run, seed_everything, set_display_options, write_outcome
+from kluebook.notebook.steps import (
+    Run,
+    read_errata,
+    seed_everything,
+    set_display_options,
+    write_outcome,
+)
 from kluebook.prompting.answering import Answers
 from kluebook.prompting.checks import check_mode
 from kluebook.prompting.registry import task_prompting
@@ -60,6 +66,7 @@ def start_prompted_run(namespace: dict) -> Run:
         if parameters["data_source"] == "hub"
         else ""
     )
+    read_errata(parameters, namespace)
     data_dir = data_dir_for(task, parameters["data_source"], parameters["data_dir"] or None)
     output_dir = Path(parameters["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,15 @@ from transformers import AutoConfig
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_json, write_jsonl
-from kluebook.data.loading import data_checksum, data_dir_for, hub_dataset_revision, load_split
+from kluebook.data.loading import (
+    data_checksum,
+    data_dir_for,
+    file_sha256,
+    hub_dataset_revision,
+    load_split,
+)
+from kluebook.errata.corrections import corrected_items, corrected_values
+from kluebook.errata.manifest import manifest
 from kluebook.recording import provenance, records
 from kluebook.scoring.bootstrap import run_intervals
 from kluebook.scoring.predictions import NO_SWITCHES, score_predictions
@@ -59,13 +67,15 @@ class Run:
     output_dir: Path
     started: float = field(default_factory=time.time)
     started_at: str = field(default_factory=records.now)
+    errata_applied: list[str] = field(default_factory=list)  # data errata applied to dev
 
     @property
     def model(self) -> str:
         return self.parameters["model"]
 
     def load(self, split: str) -> list[dict]:
-        """A split's records, cut to the `<split>_limit` parameter when one is set."""
+        """A split's records, cut to the `<split>_limit` parameter when one is set; the dev
+        split with the data errata applied when the run asks for them (`errata`)."""
         rows = load_split(
             self.task,
             split,
@@ -73,8 +83,19 @@ class Run:
             self.data_dir,
             self.parameters["data_revision"],
         )
+        version = self.parameters.get("errata") or ""
+        if version and split == "dev":
+            rows, self.errata_applied = corrected_items(
+                self.task, rows, self.file_sha256("dev"), version
+            )
         limit = self.parameters.get(f"{split}_limit") or 0
         return rows[:limit] if limit else rows
+
+    def file_sha256(self, split: str) -> str | None:
+        """The SHA-256 of the split's official file (None for hub or generated data)."""
+        if self.parameters["data_source"] != "official" or self.data_dir is None:
+            return None
+        return file_sha256(self.data_dir / self.task.files[split])
 
     def score(self, gold: list[dict], predictions: list[dict]) -> dict:
         """The official metrics of prediction lines, computed as `kluebook score` computes them
@@ -101,6 +122,7 @@ def start_run(task_name: str, namespace: dict) -> Run:
     # them (`--set bf16=true`, `--set micro_batches=4`), and they are read here.
     switches = recipe_parameters(task)
     parameters.update({name: namespace[name] for name in switches if name in namespace})
+    read_errata(parameters, namespace)
     profile, source = parameters["profile"], parameters["data_source"]
     resolve_revisions(task, parameters, namespace)
     if profile == "paper" and source == "generated":
@@ -124,6 +146,16 @@ def start_run(task_name: str, namespace: dict) -> Run:
         data_dir=data_dir,
         output_dir=output_dir,
     )
+
+
+def read_errata(parameters: dict, namespace: dict) -> None:
+    """The errata version a run asks for (`--set errata=<version>`: its dev items corrected),
+    which only the official files can take."""
+    version = namespace.get("errata") or ""
+    if version and parameters["data_source"] != "official":
+        raise KluebookError("errata correct the official files: --data-source official")
+    if version:
+        parameters["errata"] = version
 
 
 def set_display_options() -> None:
@@ -222,6 +254,19 @@ def write_outcome(
         "data_checksum": data_checksum(
             run.task, run.parameters["data_source"], run.data_dir, run.parameters["data_revision"]
         ),
+        "errata": {
+            "version": manifest().version,
+            "applied": run.errata_applied,
+            "corrected": corrected_values(
+                run.task,
+                gold,
+                predictions,
+                metrics,
+                run.file_sha256("dev"),
+                run.errata_applied,
+                run.switches,
+            ),
+        },
         "libraries": provenance.library_versions(),
         "device": provenance.device_description(),
         "devices": devices.run_devices(),

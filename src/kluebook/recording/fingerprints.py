@@ -103,10 +103,26 @@ def run_modules(task, method: str = FINE_TUNED) -> list[tuple[str, Path]]:
     notebook = method_notebook(task, method)
     entry = notebook_imports(notebook.read_text(encoding="utf-8")) if notebook.is_file() else ()
     own = f"kluebook.tasks.{task.name}"
-    return [
+    modules = [
         (name, path)
         for name, path in closure([*entry, *task_imports(task)]).items()
         if name != own and not name.startswith(own + ".")
+    ]
+    return [*modules, *package_data(modules)]
+
+
+# What a package's data files are (beside its modules, read by them): the errata manifest, say.
+DATA_SUFFIXES = frozenset((".yaml", ".yml", ".json", ".jsonl", ".csv"))
+
+
+def package_data(modules: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """The data files in the folder of each package among `modules`: part of its code."""
+    return [
+        (f"{name}/{file.name}", file)
+        for name, path in modules
+        if path.name == "__init__.py"
+        for file in sorted(path.parent.iterdir())
+        if file.is_file() and file.suffix in DATA_SUFFIXES
     ]
 
 

@@ -86,6 +86,18 @@ class Prompted(BaseModel):
     boundary_crossings: int | None = None
 
 
+class Errata(BaseModel):
+    """The errata a run was scored with (`kluebook.errata`): the manifest's version, the data
+    errata applied to its items (a run with `--set errata=<version>`), and each erratum's
+    corrected values of the official metrics it moves (none where it does not apply)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str
+    applied: list[str] = []
+    corrected: dict[str, dict[str, float | None]] = {}  # erratum id: {metric key: value}
+
+
 class Outcome(BaseModel):
     """What a notebook hands over when it finishes (`notebook.finish_run`, outcome.json)."""
 
@@ -111,6 +123,7 @@ class Outcome(BaseModel):
     intervals: dict[str, Interval] | None = None  # bootstrap intervals of the metrics
     bootstrap: Bootstrap | None = None
     prompted: Prompted | None = None  # a prompted run's prompting
+    errata: Errata | None = None  # absent from records made before the errata manifest
 
 
 # The configuration of a run made with its profile's recipe (no sweep, no --set).

@@ -10,6 +10,7 @@ import papermill
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
+from kluebook.errata.manifest import manifest
 from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.served_model import ask_served_model
@@ -146,6 +147,9 @@ def check_parameters(
     for name, value in extra.items():
         if name in RUNNER_PARAMETERS:
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
+        if name == "errata":  # any notebook: its dev items corrected by that errata version
+            check_errata_version(value)
+            continue
         if name in settable:
             continue
         if name not in declared:
@@ -165,9 +169,19 @@ def check_parameters(
         resolve_recipe(task, model, profile, recipe)
 
 
+def check_errata_version(value) -> None:
+    """`--set errata=<version>` names this kluebook's errata manifest, else a one-line error."""
+    if str(value) != manifest().version:
+        raise KluebookError(
+            f"errata={value!r}: this kluebook's errata manifest is version {manifest().version}"
+        )
+
+
 def preflight(specs: list[RunSpec]) -> list[RunSpec]:
     """Check data and models of every run before any of them starts; return the runs with their
     hub revisions resolved to commits (`pin_revisions`)."""
+    if any(s.parameters().get("errata") and s.data_source != "official" for s in specs):
+        raise KluebookError("errata correct the official files: --data-source official")
     if any(s.profile == "paper" and s.data_source == "generated" for s in specs):
         raise KluebookError("the paper profile needs real data: --data-source official or hub")
     for spec in specs:
