@@ -90,6 +90,7 @@ def test_a_record_in_the_flat_layout_is_read_as_the_model_with_its_outcome_typed
     assert outcome.recipe["learning_rate"] == 5e-05 and outcome.deviations
     assert good.config == "learning_rate=5e-05" and not good.is_default_config
     assert good.dev_set == ("3" * 64, None)
+    assert outcome.errata is None  # written before the errata manifest: read, none claimed
     assert records.read_record(WRITTEN_BEFORE / "succeeded.json") == good
     data = json.loads((WRITTEN_BEFORE / "succeeded.json").read_text())
     del data["config"], data["overrides"]  # a run of its profile's recipe may leave them out

@@ -1,0 +1,78 @@
+"""The errata manifest: its schema refuses what it does not know, each metric erratum's variant
+is a value its task's scorer gives, and each data erratum names an upstream source and a file."""
+
+import shutil
+
+import pytest
+import yaml
+
+from kluebook.common.errors import KluebookError
+from kluebook.errata import manifest as errata
+from kluebook.scoring.predictions import score_predictions
+from kluebook.tasks import get_task
+
+
+def written(tmp_path, change) -> object:
+    data = yaml.safe_load(errata.MANIFEST.read_text(encoding="utf-8"))
+    change(data)
+    path = tmp_path / "errata.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return errata.parse_manifest(path)
+
+
+def test_the_shipped_manifest_is_valid_and_versioned():
+    shipped = errata.manifest()
+    assert shipped.version and len(shipped.errata) >= 6
+    assert {e.kind for e in shipped.errata} == {"metric", "label", "text"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["errata"][0].update(severity="high"), "errata.0.severity"),
+        (lambda d: d["errata"][0].pop("source"), "errata.0.source"),
+        (lambda d: d["errata"][0]["source"].pop("pull"), "names its issue, pull request or file"),
+        (lambda d: d["errata"][0].pop("variants"), "names its variants"),
+        (lambda d: d["errata"][4]["file"].pop("sha256"), "sha256"),
+        (lambda d: d.update(version="latest"), "version"),
+        (lambda d: d["errata"].append(dict(d["errata"][0])), "share an id"),
+    ],
+)
+def test_a_bad_entry_is_refused_in_one_line(tmp_path, change, message):
+    with pytest.raises(KluebookError, match=message) as raised:
+        written(tmp_path, change)
+    assert "\n" not in str(raised.value)
+
+
+METRIC_ERRATA = [e for e in errata.manifest().errata if e.kind == "metric"]
+
+
+@pytest.mark.parametrize("erratum", METRIC_ERRATA, ids=lambda e: e.id)
+def test_a_metric_variant_is_scored_beside_its_official_metric(erratum, smoke_dev):
+    task = get_task(erratum.task)
+    gold, _ = smoke_dev(erratum.task)
+    metrics = score_predictions(task, gold, task.module.gold_predictions(gold))
+    for official, variant in erratum.variants.items():
+        assert official in {m.key for m in task.metrics}  # the headline it stands beside
+        assert metrics[variant] == pytest.approx(100.0)  # the gold scores the maximum on both
+
+
+def test_every_data_erratum_names_its_upstream_source_and_file():
+    for erratum in errata.manifest().errata:
+        assert erratum.source.url.startswith("https://github.com/KLUE-benchmark/")
+        if erratum.kind != "metric":
+            assert erratum.file.path.startswith(get_task(erratum.task).files[erratum.split][:8])
+            assert erratum.applied == bool(erratum.edits)
+
+
+def test_an_edits_file_that_is_missing_refuses_its_erratum(tmp_path, monkeypatch):
+    shutil.copy(errata.MANIFEST, tmp_path / "errata.yaml")
+    monkeypatch.setattr(errata, "HERE", tmp_path)
+    errata._edits.cache_clear()
+    try:
+        shipped = errata.parse_manifest(tmp_path / "errata.yaml").errata
+        erratum = next(e for e in shipped if e.kind == "label" and e.applied)
+        with pytest.raises(KluebookError, match="edits file"):
+            list(erratum.edits)
+    finally:
+        errata._edits.cache_clear()
