@@ -153,3 +153,25 @@ def test_a_switch_the_task_lacks_or_a_value_it_refuses_is_one_line(
     )
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_corrected_prints_each_errata_value_beside_the_official_ones(
+    kluebook, book_sources, tmp_path
+):
+    task = get_task("dp")
+    records = task.module.generate(seed=2, train_size=1, dev_size=20)["dev"]
+    gold = tmp_path / "dp_dev.tsv"
+    task.module.write_official(records, gold)
+    rows = task.module.gold_predictions(records)
+    rows[0]["heads"] = [0] * len(rows[0]["heads"])  # wrong heads: PAD predictions
+    pred = tmp_path / "pred.jsonl"
+    write_jsonl(pred, rows)
+    result = kluebook(
+        book_sources, "score", "dp", "--gold", str(gold), "--pred", str(pred), "--corrected"
+    )
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    official, corrected = printed["official"], printed["corrected"]
+    assert set(corrected) == {"dp-las-pad"}  # generated data: no data erratum applies
+    assert corrected["dp-las-pad"] == {"las": official["las_without_pad"]}
+    assert official["las_without_pad"] > official["las"]

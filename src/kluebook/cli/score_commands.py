@@ -39,15 +39,26 @@ def score(
         typer.Option(help="Official KLUE v1.1 dev file; omit for the hub validation split."),
     ] = None,
     settings: ScoringSwitches = None,
+    corrected: Annotated[
+        bool,
+        typer.Option(
+            help="Print the official metrics and, beside them, each erratum's corrected values: "
+            "the metric errata's variants, and the label errata's rescoring against the "
+            "corrected gold where --gold is the official v1.1 file they name."
+        ),
+    ] = False,
 ) -> None:
     """Score a predictions file (its help text is SCORE_HELP, built from the task registry)."""
+    from kluebook.data.loading import file_sha256  # lazy: CLI start-up
+    from kluebook.errata.corrections import corrected_values  # lazy: CLI start-up
+    from kluebook.errata.manifest import manifest  # lazy: CLI start-up
     from kluebook.scoring.predictions import score_file, undefined_metrics  # lazy: CLI start-up
     from kluebook.tasks import get_task  # lazy: CLI start-up
     from kluebook.training.recipes import scoring_switches  # lazy: CLI start-up
 
     chosen = get_task(task)
     switches = scoring_switches(chosen, parse_settings(settings or []))
-    metrics = score_file(chosen, pred, gold, switches)
+    records, rows, metrics = score_file(chosen, pred, gold, switches)
     for key in undefined_metrics(metrics):
         typer.echo(
             f"{key} is undefined on these predictions (e.g. constant scores, or a class with "
@@ -55,7 +66,16 @@ def score(
             err=True,
         )
         metrics[key] = None
-    typer.echo(json.dumps(metrics, ensure_ascii=False))
+    if not corrected:
+        typer.echo(json.dumps(metrics, ensure_ascii=False))
+        return
+    sha = file_sha256(gold) if gold else None
+    both = {
+        "official": metrics,
+        "errata": manifest().version,
+        "corrected": corrected_values(chosen, records, rows, metrics, sha, switches=switches),
+    }
+    typer.echo(json.dumps(both, ensure_ascii=False))
 
 
 def compare_command(

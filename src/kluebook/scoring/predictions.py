@@ -63,10 +63,12 @@ def score_file(
     pred: str | Path,
     gold: str | Path | None = None,
     switches: Mapping[str, object] = NO_SWITCHES,
-) -> dict:
-    """Score a JSON Lines predictions file against an official gold file or the hub split."""
+) -> tuple[list[dict], list[dict], dict]:
+    """Score a JSON Lines predictions file against an official gold file or the hub split: the
+    gold records, the prediction rows and their official metrics."""
     records = task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
-    return score_predictions(task, records, read_jsonl(pred), switches)
+    rows = read_jsonl(pred)
+    return records, rows, score_predictions(task, records, rows, switches)
 
 
 def undefined_metrics(metrics: dict) -> list[str]:
