@@ -9,11 +9,11 @@ import pandas as pd
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import (
-    SOURCE_SPLITS,
     Row,
     model_order,
     published_scores,
     record_order,
+    record_split,
     reproduced_rows,
 )
 from kluebook.results.links import run_page
@@ -82,7 +82,7 @@ def run_rows(records: list[RunRecord], root: Path = ROOT) -> list[dict]:
     for record in sorted(records, key=record_order):
         written = record.as_dict()
         row = {k: written[k] for k in keep if k in written}
-        row["split"] = SOURCE_SPLITS.get(record.data_source, record.data_source)
+        row["split"] = record_split(record)
         page = run_page(record, root)
         row["page"] = f"{page}.html" if page else None
         row["stale"] = stale_reason(record, today) or None

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from kluebook.book import registry_pages
+from kluebook.book.errata_page import task_errata
 from kluebook.book.klue_table import sections_for, table_html
 from kluebook.book.myst import list_table
 from kluebook.book.results_page import figure_path
@@ -119,6 +120,7 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         "test scores; smoke runs on axes of their own, the dashed line their floor.\n:::\n",
         "### What its dev set can resolve\n",
         resolution_text(task, records),
+        task_errata(task),
         "## Runs\n",
     ]
     pages = run_pages(task, records, root)

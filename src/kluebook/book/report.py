@@ -1,13 +1,14 @@
 """The results, generated from the run records before the book is built: the run pages
 (`run_pages`, from each record and its executed notebook), the results page (`results_page`),
-its figures (`result_figures`), its downloads (`downloads`, `model_index`) and the status page
-(`status_page`)."""
+its figures (`result_figures`), its downloads (`downloads`, `model_index`), the status page
+(`status_page`) and the errata page (`errata_page`)."""
 
 import json
 from pathlib import Path
 
 from kluebook.book import result_figures
 from kluebook.book.downloads import downloads
+from kluebook.book.errata_page import render_errata
 from kluebook.book.model_index import write_model_index
 from kluebook.book.pages import write_pages
 from kluebook.book.results_page import build_contents, figure_path, render
@@ -39,6 +40,7 @@ def write_report(
         out_dir / "results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n",
         out_dir / "status.md": render_status(records, unreadable=unreadable),
         out_dir / "this_build.md": build_contents(records),
+        out_dir / "errata.md": render_errata(rows, list(all_tasks().values())),
     }
     for path, text in texts.items():
         write_text_if_changed(path, text)

@@ -4,6 +4,7 @@ published numbers, a figure per task, the downloads and the failed runs."""
 from pathlib import Path
 
 from kluebook.book.downloads import downloads_markdown
+from kluebook.book.errata_page import corrected_html
 from kluebook.book.klue_table import (
     KLUE_BASELINE,
     KLUE_REPOSITORY,
@@ -16,7 +17,7 @@ from kluebook.common.paths import GENERATED, ROOT
 from kluebook.recording.fingerprints import PROMPTED
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
-from kluebook.results.links import RESULTS_PAGE, STATUS_PAGE
+from kluebook.results.links import ERRATA_PAGE, RESULTS_PAGE, STATUS_PAGE
 from kluebook.results.pooling import run_key
 from kluebook.tasks import Task, all_tasks
 
@@ -47,6 +48,14 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "are different data, so compare reproduced rows with each other and with the dev "
         "reference, and read the gap to the test numbers below as a check, not a ranking.\n\n"
         + table_html(sections_for(rows, published, reference), tasks, RESULTS_PAGE),
+        "## Published, reproduced, corrected\n\n"
+        "The official metric on the official data is the headline number above. Where a known "
+        f"erratum of KLUE's metrics or labels moves one, its corrected value stands here beside "
+        "the published and the reproduced one, never in their columns: a metric erratum's "
+        "corrected value is computed from the same predictions, a label erratum's from the same "
+        f"predictions against the corrected gold. The {{doc}}`errata page </{ERRATA_PAGE}>` "
+        "says what each erratum is, where it was reported and what it does to every run.\n\n"
+        + corrected_html(rows, published, tasks, RESULTS_PAGE),
         "## Reproduced minus published\n\n"
         "For each released checkpoint that has been reproduced: its dev mean minus its "
         "published test score. **Dev and test are different sets**, so a gap of a point or two "

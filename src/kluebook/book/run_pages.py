@@ -25,7 +25,7 @@ from kluebook.common.paths import ROOT
 from kluebook.recording import fingerprints, records
 from kluebook.recording.kept_notebook import clean, display_path
 from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
-from kluebook.results.aggregation import SOURCE_SPLITS, configuration_text, method_text, run_shots
+from kluebook.results.aggregation import configuration_text, method_text, record_split, run_shots
 from kluebook.results.uncertainty import scores_text
 from kluebook.training import checkpoints
 from kluebook.training.recipes import resolve_recipe
@@ -201,7 +201,7 @@ def summary_card(spec, record: RunRecord) -> str:
         if metrics.get(m.key) is not None
     )
     dev = record.outcome.counts.get("dev")
-    split = SOURCE_SPLITS.get(spec.data_source, spec.data_source)
+    split = record_split(record)
     data = f"{spec.data_source} data, {split}" + (f", {dev:,} examples" if dev else "")
     wall = _number(record.wall_time_s, " s", 0)
     commit = f"`{(record.git_commit or 'unknown')[:12]}`"

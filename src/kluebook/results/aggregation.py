@@ -30,6 +30,22 @@ SOURCE_SPLITS = {
     "official": "dev (KLUE v1.1)",
     "hub": "validation (klue/klue, v1)",
 }
+# The split of runs on the dev items with the data errata applied (`--set errata=<version>`).
+CORRECTED_SPLIT = "dev (KLUE v1.1, errata {version} applied)"
+
+
+def corrected_key(metric: str, erratum: str) -> str:
+    """The cell key of a metric as an erratum corrects it (`Errata.corrected` of the records)."""
+    return f"{metric}@{erratum}"
+
+
+def record_split(record: RunRecord) -> str:
+    """The split a run's numbers are on, as tables name it: its data source's, or the corrected
+    dev items when data errata were applied to them."""
+    errata = record.outcome.errata if record.outcome else None
+    if errata and errata.applied:
+        return CORRECTED_SPLIT.format(version=errata.version)
+    return SOURCE_SPLITS.get(record.data_source, record.data_source)
 
 
 def published_scores(table: str = "current") -> pd.DataFrame:
@@ -151,6 +167,20 @@ def record_order(record: RunRecord) -> tuple:
     return (task, record.profile, model_order(record.model), record.config, record.seed)
 
 
+def record_values(record: RunRecord) -> list[tuple[str, float | None]]:
+    """A run's numbers by cell key: its metrics, then each erratum's corrected values."""
+    errata = record.outcome.errata
+    corrected = errata.corrected.items() if errata else ()
+    return [
+        *record.outcome.metrics.items(),
+        *(
+            (corrected_key(metric, erratum), value)
+            for erratum, values in corrected
+            for metric, value in values.items()
+        ),
+    ]
+
+
 def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
     """One row per (profile, model, data source, configuration), its seeds pooled per metric
     (only runs made from the same inputs, see `pooled`)."""
@@ -165,15 +195,16 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
                 record.config,
                 record.method,
                 run_shots(record),
+                record_split(record),
             )
             by_task[key][record.task].append(record)
     rows = []
-    for (profile, model, source, config, method, shots), tasks in by_task.items():
+    for (profile, model, source, config, method, shots, split), tasks in by_task.items():
         cells: dict[tuple[str, str], Cell] = {}
         for task, mine in tasks.items():
             chosen, stale = pooled(mine, today)
             for record in chosen:
-                for metric, value in record.outcome.metrics.items():
+                for metric, value in record_values(record):
                     if value is None or (isinstance(value, float) and math.isnan(value)):
                         continue
                     cell = cells.setdefault(
@@ -187,7 +218,7 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
                 label=model,
                 kind="reproduced",
                 size=model_entry(model).get("size", "base"),
-                split=SOURCE_SPLITS.get(source, source),
+                split=split,
                 cells=dict(cells),
                 model=model,
                 profile=profile,

@@ -9,10 +9,11 @@ from kluebook.common.paths import ROOT
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import Task
 
-# The page the results table is on, the status page, and where the generated task pages are
-# (docnames).
+# The page the results table is on, the status and errata pages, and where the generated task
+# pages are (docnames).
 RESULTS_PAGE = "book/results"
 STATUS_PAGE = "book/status"
+ERRATA_PAGE = "book/errata"
 TASK_PAGES = "book/_generated/tasks"
 METHODS_PAGES = "book/_generated/methods"
 

@@ -1,0 +1,203 @@
+"""Published, reproduced, corrected: the table of each reproduced number an erratum moves,
+beside its published and its corrected value (on the results page), the errata page (every
+erratum with its source, status, the items it touches and its measured effect on the runs of
+this book) and the lines of a task's page that say which of its numbers an erratum moves."""
+
+import html
+
+from kluebook.book.klue_table import short_name
+from kluebook.book.myst import list_table
+from kluebook.errata.manifest import Erratum, manifest
+from kluebook.results.aggregation import Row, corrected_key
+from kluebook.results.links import ERRATA_PAGE, href
+from kluebook.tasks import Task
+from kluebook.tasks.schema import MetricEntry
+
+KINDS = {
+    "metric": "metric: the official code computes something else than its name says",
+    "label": "labels: gold labels are wrong; stored predictions are rescored",
+    "text": "text: the items change; the corrected number needs a run on them",
+}
+
+
+def anchor(erratum: Erratum) -> str:
+    return f"erratum-{erratum.id}"
+
+
+def moved_metrics(task: Task, erratum: Erratum) -> list[MetricEntry]:
+    """The official metrics of `task` that `erratum` moves (a data erratum: all of them)."""
+    keys = list(erratum.variants) if erratum.kind == "metric" else [m.key for m in task.metrics]
+    return [m for m in task.metrics if m.key in keys]
+
+
+def corrections(tasks: list[Task]) -> list[tuple[Task, Erratum, MetricEntry]]:
+    """Every (task, erratum, official metric) whose corrected value runs record: the applied
+    metric and label errata (a text erratum's numbers are those of runs on its items)."""
+    return [
+        (task, erratum, metric)
+        for task in tasks
+        for erratum in manifest().of_task(task.name)
+        if erratum.applied and erratum.kind != "text"
+        for metric in moved_metrics(task, erratum)
+    ]
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def corrected_lines(rows: list[Row], published: list[Row], tasks: list[Task]) -> list[tuple]:
+    """(row, task, erratum, metric, published, reproduced, corrected) of each reproduced number
+    an erratum moves, in the table's row order."""
+    by_name = {r.label: r for r in published}
+    lines = []
+    for row in rows:
+        theirs = by_name.get(row.published_name or "")
+        for task, erratum, metric in corrections(tasks):
+            fixed = row.cells.get((task.name, corrected_key(metric.key, erratum.id)))
+            mine = row.cells.get((task.name, metric.key))
+            if fixed is None or mine is None:
+                continue
+            official = theirs.cells.get((task.name, metric.key)) if theirs else None
+            lines.append(
+                (row, task, erratum, metric, official and official.mean, mine.mean, fixed.mean)
+            )
+    return lines
+
+
+def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str) -> str:
+    """The table of the reproduced numbers the errata move: published (test), reproduced (dev,
+    official metric on the official data) and corrected, each correction linked to its erratum."""
+    lines = corrected_lines(rows, published, tasks)
+    if not lines:
+        return "No run of this build records a corrected value yet.\n"
+    head = (
+        '<tr><th class="model" scope="col">Reproduced</th><th scope="col">Metric</th>'
+        '<th scope="col">Erratum</th><th class="num" scope="col">Published</th>'
+        '<th class="num" scope="col">Reproduced</th><th class="num corrected" scope="col">'
+        'Corrected</th><th class="num" scope="col">Corrected − reproduced</th></tr>'
+    )
+    body = []
+    for row, task, erratum, metric, official, mine, fixed in lines:
+        where = href(page, ERRATA_PAGE, anchor(erratum))
+        label = f"<code>{html.escape(row.label)}</code>"
+        facts = " · ".join(f for f in (row.profile, row.split, row.configuration) if f)
+        body.append(
+            f'<tr><th class="model" scope="row">{label} <span class="config">'
+            f"{html.escape(facts)}</span></th>"
+            f"<td>{html.escape(short_name(task))} {html.escape(metric.label)}</td>"
+            f'<td><a href="{where}">{html.escape(erratum.id)}</a></td>'
+            f'<td class="num">{_number(official)}</td><td class="num">{_number(mine)}</td>'
+            f'<td class="num corrected">{_number(fixed)}</td>'
+            f'<td class="num">{fixed - mine:+.2f}</td></tr>'
+        )
+    return (
+        '<div class="klue-table-wrap"><table class="klue-table corrected">'
+        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>\n"
+    )
+
+
+def task_errata(task: Task) -> str:
+    """A task page's section on the errata that move its numbers (empty when none does)."""
+    mine = manifest().of_task(task.name)
+    if not mine:
+        return ""
+    items = [
+        f"- {{ref}}`{erratum.title} <{anchor(erratum)}>`: moves "
+        f"{', '.join(m.label for m in moved_metrics(task, erratum))} ({erratum.kind}"
+        f"{'' if erratum.applied else '; pending, not applied yet'})"
+        for erratum in mine
+    ]
+    return (
+        "## Errata\n\nThe official numbers of this task stay the headline. These known errata "
+        f"move them (manifest {manifest().version}); where one applies, its corrected value "
+        f"stands beside the official one, marked, on the {{doc}}`errata page </{ERRATA_PAGE}>`"
+        " and under the results table:\n\n" + "\n".join(items) + "\n"
+    )
+
+
+def effect_lines(erratum: Erratum, task: Task, rows: list[Row]) -> list[str]:
+    """The measured effect of `erratum` on the rows of this build: each moved metric's
+    reproduced and corrected mean, and their difference."""
+    lines = []
+    for row in rows:
+        for metric in moved_metrics(task, erratum):
+            mine = row.cells.get((task.name, metric.key))
+            fixed = row.cells.get((task.name, corrected_key(metric.key, erratum.id)))
+            if mine is None or fixed is None:
+                continue
+            facts = ", ".join(f for f in (row.profile, row.split, row.configuration) if f)
+            lines.append(
+                f"- `{row.label}` ({facts}): {metric.label} {mine.mean:.2f} → {fixed.mean:.2f} "
+                f"({fixed.mean - mine.mean:+.2f}, n={len(fixed.values)})"
+            )
+    return lines
+
+
+def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
+    """One erratum: why, where it comes from, what it touches and what it does here."""
+    facts = [
+        ["Task", f"{{ref}}`{task.title} <task-{task.name}>`, {erratum.split} split"],
+        ["Kind", KINDS[erratum.kind]],
+        ["Moves", ", ".join(m.label for m in moved_metrics(task, erratum))],
+        ["Upstream", f"[{erratum.source.label}]({erratum.source.url})"],
+        ["Upstream status", erratum.status],
+    ]
+    if erratum.kind == "metric":
+        variants = ", ".join(f"`{k}` → `{v}`" for k, v in erratum.variants.items())
+        facts.append(["Corrected value", f"{variants} (computed from every run's predictions)"])
+    else:
+        digest = erratum.file.sha256 or erratum.file.git_blob
+        facts.append(["File", f"`{erratum.file.path}` (`{digest[:16]}…`)"])
+        if erratum.applied:
+            items = len({edit.guid for edit in erratum.edits})
+            facts.append(["Items", f"{items:,} ({len(erratum.edits):,} edits, each checked)"])
+        else:
+            facts.append(["Applied", f"not yet: {erratum.pending}"])
+    effect = effect_lines(erratum, task, rows)
+    if erratum.kind == "text":
+        measured = (
+            "Its number is that of runs on the corrected items (`kluebook run --data-source "
+            f"official --set errata={manifest().version}`): their rows sit in blocks of their "
+            "own in the results table, never pooled with runs on the v1.1 items."
+        )
+    elif effect:
+        measured = "Measured on the runs of this build:\n\n" + "\n".join(effect)
+    elif erratum.kind == "label":
+        measured = (
+            "No run of this build is on the file it names: its edits are keyed to the official "
+            "v1.1 file by its SHA-256 and do not apply to generated data, so the smoke runs "
+            "show no effect."
+        )
+    else:
+        measured = "No run of this build of this task records its corrected value yet."
+    return (
+        f"({anchor(erratum)})=\n## {erratum.title}\n\n{erratum.why}\n\n"
+        + list_table([], facts, [25, 75])
+        + f"\n{measured}\n"
+    )
+
+
+def render_errata(rows: list[Row], tasks: list[Task]) -> str:
+    """The generated part of the errata page."""
+    by_name = {task.name: task for task in tasks}
+    errata = [e for e in manifest().errata if e.task in by_name]
+    table = [
+        [
+            f"{{ref}}`{e.id} <{anchor(e)}>`",
+            short_name(by_name[e.task]),
+            e.kind,
+            f"[{e.source.label}]({e.source.url})",
+            e.status,
+            "yes" if e.applied else "pending",
+        ]
+        for e in errata
+    ]
+    header = ["Erratum", "Task", "Kind", "Upstream", "Upstream status", "Applied"]
+    return (
+        f"Errata manifest version **{manifest().version}**: {len(errata)} errata, "
+        f"{sum(e.applied for e in errata)} of them applied.\n\n"
+        + list_table(header, table, [24, 8, 8, 24, 24, 12])
+        + "\n"
+        + "\n".join(erratum_section(e, by_name[e.task], rows) for e in errata)
+    )
