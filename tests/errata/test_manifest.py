@@ -1,6 +1,7 @@
 """The errata manifest: its schema refuses what it does not know, each metric erratum's variant
 is a value its task's scorer gives, and each data erratum names an upstream source and a file."""
 
+import re
 import shutil
 
 import pytest
@@ -76,3 +77,10 @@ def test_an_edits_file_that_is_missing_refuses_its_erratum(tmp_path, monkeypatch
             list(erratum.edits)
     finally:
         errata._edits.cache_clear()
+
+
+def test_the_readme_names_the_shipped_errata_version():
+    from kluebook.common.paths import ROOT
+
+    named = set(re.findall(r"errata=(\d{4}\.\d{2}(?:\.\d+)?)", (ROOT / "README.md").read_text()))
+    assert named == {errata.manifest().version}
