@@ -5,7 +5,7 @@ this book) and the lines of a task's page that say which of its numbers an errat
 
 import html
 
-from kluebook.book.klue_table import short_name
+from kluebook.book.klue_table import correcting_errata, short_name
 from kluebook.book.myst import list_table
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.results.aggregation import Row, corrected_key
@@ -36,9 +36,8 @@ def corrections(tasks: list[Task]) -> list[tuple[Task, Erratum, MetricEntry]]:
     return [
         (task, erratum, metric)
         for task in tasks
-        for erratum in manifest().of_task(task.name)
-        if erratum.applied and erratum.kind != "text"
-        for metric in moved_metrics(task, erratum)
+        for metric in task.metrics
+        for erratum in correcting_errata(task, metric)
     ]
 
 

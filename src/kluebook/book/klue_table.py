@@ -1,6 +1,6 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
-registry's order, in sections of comparable rows; and the gap between reproduced and published
-numbers."""
+registry's order, in sections of comparable rows, each metric an erratum corrects marked; and
+the gap between reproduced and published numbers."""
 
 import html
 import re
@@ -13,9 +13,10 @@ import yaml
 
 from kluebook.book.klue_marks import emphasis, emphasise
 from kluebook.common.paths import CONFIGS
+from kluebook.errata.manifest import Erratum, manifest
 from kluebook.recording.fingerprints import FINE_TUNED
 from kluebook.results.aggregation import Cell, Row
-from kluebook.results.links import href, methods_page, task_page
+from kluebook.results.links import RESULTS_PAGE, href, methods_page, task_page
 from kluebook.results.uncertainty import cell_title, runner_up_ties
 from kluebook.tasks import Metric, Task
 from kluebook.training.checkpoints import model_entry, registered_models
@@ -73,6 +74,20 @@ def short_name(task: Task) -> str:
     """The task's name as the KLUE tables print it: the acronym in parentheses in its title."""
     found = re.search(r"\(([^)]+)\)\s*$", task.title)
     return found.group(1) if found else task.name.upper()
+
+
+# The section of the results page with the corrected values (its heading's id).
+CORRECTED_ANCHOR = "published-reproduced-corrected"
+
+
+def correcting_errata(task: Task, metric: Metric) -> list[Erratum]:
+    """The applied errata whose corrected value of `metric` runs record: its metric errata, and
+    the label errata of its task (a text erratum's number is that of runs on its items)."""
+    return [
+        e
+        for e in manifest().of_task(task.name)
+        if e.applied and (e.kind == "label" or metric.key in e.variants)
+    ]
 
 
 def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
@@ -160,6 +175,14 @@ def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, st
     if key in metric_notes():
         number = marks.setdefault(key, len(marks) + 1)
         text += f'<sup><a href="#klue-metric-{task.name}-{metric.key}">{number}</a></sup>'
+    errata = correcting_errata(task, metric)
+    if errata:
+        where = href(page, RESULTS_PAGE, CORRECTED_ANCHOR)
+        named = html.escape(f"corrected values: {', '.join(e.id for e in errata)}", quote=True)
+        text += (
+            f'<sup class="corrected"><a href="{where}" aria-label="{named}" title="{named}">'
+            "c</a></sup>"
+        )
     return f'<th class="metric" scope="col">{text}</th>'
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from kluebook.book.downloads import downloads_markdown
 from kluebook.book.errata_page import corrected_html
 from kluebook.book.klue_table import (
+    CORRECTED_ANCHOR,
     KLUE_BASELINE,
     KLUE_REPOSITORY,
     gap_html,
@@ -48,7 +49,7 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "are different data, so compare reproduced rows with each other and with the dev "
         "reference, and read the gap to the test numbers below as a check, not a ranking.\n\n"
         + table_html(sections_for(rows, published, reference), tasks, RESULTS_PAGE),
-        "## Published, reproduced, corrected\n\n"
+        f"({CORRECTED_ANCHOR})=\n## Published, reproduced, corrected\n\n"
         "The official metric on the official data is the headline number above. Where a known "
         f"erratum of KLUE's metrics or labels moves one, its corrected value stands here beside "
         "the published and the reproduced one, never in their columns: a metric erratum's "
