@@ -1,6 +1,5 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
-registry's order, in sections of comparable rows, each metric an erratum corrects marked; and
-the gap between reproduced and published numbers."""
+registry's order, in sections of comparable rows, each metric an erratum corrects marked."""
 
 import html
 import re
@@ -279,52 +278,6 @@ def _task_label(tasks: list[Task], name: str, key: str) -> str:
     task = next(t for t in tasks if t.name == name)
     metric = next(m for m in task.metrics if m.key == key)
     return f"{short_name(task)} {metric.label}"
-
-
-def gap_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str) -> str:
-    """Reproduced minus published, per released checkpoint and metric (dev minus test)."""
-    by_name = {r.label: r for r in published}
-    pairs = [(r, by_name[r.published_name]) for r in rows if r.published_name in by_name]
-    if not pairs:
-        return (
-            "No released KLUE checkpoint has been reproduced yet: this view appears after "
-            "`kluebook run --profile paper`.\n"
-        )
-    cols = columns(tasks)
-    head = (
-        '<tr><th class="model" scope="col">Reproduced</th><th scope="col">Published</th>'
-        + "".join(
-            f'<th class="metric" scope="col">{html.escape(short_name(t))} '
-            f"{html.escape(m.label)}</th>"
-            for t, m in cols
-        )
-        + "</tr>"
-    )
-    body = []
-    for row, theirs in pairs:
-        cells = []
-        for t, m in cols:
-            mine, them = row.cells.get((t.name, m.key)), theirs.cells.get((t.name, m.key))
-            if mine is None or them is None:
-                cells.append('<td class="num missing">—</td>')
-                continue
-            gap = mine.mean - them.mean
-            cells.append(
-                f'<td class="num" title="dev {mine.mean:.2f} − test {them.mean:.2f}">'
-                f"{gap:+.2f}</td>"
-            )
-        label = f"<code>{html.escape(row.label)}</code>"
-        if not row.is_default_config:
-            label += f'<span class="config">{html.escape(row.config)}</span>'
-        body.append(
-            f'<tr><th class="model" scope="row">{label} <span class="config">'
-            f"{html.escape(row.profile)}, {html.escape(row.split)}</span></th>"
-            f"<td>{html.escape(theirs.label)}</td>{''.join(cells)}</tr>"
-        )
-    return (
-        '<div class="klue-table-wrap"><table class="klue-table gap">'
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>\n"
-    )
 
 
 def sections_for(

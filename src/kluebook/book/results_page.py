@@ -5,11 +5,11 @@ from pathlib import Path
 
 from kluebook.book.downloads import downloads_markdown
 from kluebook.book.errata_page import corrected_html
+from kluebook.book.gap_table import gap_html
 from kluebook.book.klue_table import (
     CORRECTED_ANCHOR,
     KLUE_BASELINE,
     KLUE_REPOSITORY,
-    gap_html,
     sections_for,
     short_name,
     table_html,
