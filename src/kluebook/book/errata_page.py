@@ -149,12 +149,21 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
         digest = erratum.file.sha256 or erratum.file.git_blob
         facts.append(["File", f"`{erratum.file.path}` (`{digest[:16]}…`)"])
         if erratum.applied:
-            items = len({edit.guid for edit in erratum.edits})
-            facts.append(["Items", f"{items:,} ({len(erratum.edits):,} edits, each checked)"])
+            items = sorted({edit.guid for edit in erratum.edits})
+            listed = ", ".join(f"`{guid}`" for guid in items)
+            facts.append(
+                [
+                    "Items",
+                    f"{len(items):,} ({len(erratum.edits):,} edits, each checked): "
+                    f"<details><summary>their guids</summary>{listed}</details>",
+                ]
+            )
         else:
-            facts.append(["Applied", f"not yet: {erratum.pending}"])
+            facts.append(["Applied", f"pending: {erratum.pending}"])
     effect = effect_lines(erratum, task, rows)
-    if erratum.kind == "text":
+    if not erratum.applied:
+        measured = "Not applied yet, so it moves no number of this book."
+    elif erratum.kind == "text":
         measured = (
             "Its number is that of runs on the corrected items (`kluebook run --data-source "
             f"official --set errata={manifest().version}`): their rows sit in blocks of their "
