@@ -63,8 +63,8 @@ def test_generated_data_takes_no_data_erratum():
 
 
 def test_an_unknown_errata_version_is_refused():
-    with pytest.raises(KluebookError, match=r"errata version '2020\.01' is not"):
-        corrected_items(NER, ner_dev(), None, "2020.01")
+    with pytest.raises(KluebookError, match="errata version '2020-01' is not"):
+        corrected_items(NER, ner_dev(), None, "2020-01")
 
 
 APPLIED = [e for e in manifest().errata if e.kind != "metric" and e.applied]

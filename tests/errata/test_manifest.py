@@ -82,5 +82,5 @@ def test_an_edits_file_that_is_missing_refuses_its_erratum(tmp_path, monkeypatch
 def test_the_readme_names_the_shipped_errata_version():
     from kluebook.common.paths import ROOT
 
-    named = set(re.findall(r"errata=(\d{4}\.\d{2}(?:\.\d+)?)", (ROOT / "README.md").read_text()))
+    named = set(re.findall(r"errata=(\d{4}-\d{2}(?:\.\d+)?)", (ROOT / "README.md").read_text()))
     assert named == {errata.manifest().version}

@@ -123,7 +123,8 @@ class Erratum(Strict):
 
 
 class Manifest(Strict):
-    version: str = Field(pattern=r"^\d{4}\.\d{2}(\.\d+)?$")
+    # A year and month (and a revision), never a number: `--set errata=2026-12` stays text.
+    version: str = Field(pattern=r"^\d{4}-\d{2}(\.\d+)?$")
     errata: tuple[Erratum, ...]
 
     @model_validator(mode="after")

@@ -171,7 +171,7 @@ def check_parameters(
 
 def check_errata_version(value) -> None:
     """`--set errata=<version>` names this kluebook's errata manifest, else a one-line error."""
-    if str(value) != manifest().version:
+    if value != manifest().version:
         raise KluebookError(
             f"errata={value!r}: this kluebook's errata manifest is version {manifest().version}"
         )
