@@ -18,6 +18,7 @@ from kluebook.notebook.steps import (
 )
 from kluebook.prompting.answering import Answers
 from kluebook.prompting.checks import check_mode
+from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.recording import fingerprints
@@ -105,9 +106,12 @@ def finish_prompted_run(
     template: PromptTemplate,
     backend,
     counts: dict,
+    train_items: list[PromptItem],
+    dev_items: list[PromptItem],
 ) -> dict:
     """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
-    with the unparsable answers), and no checkpoint."""
+    with the unparsable answers, how degenerate its answers are and what the constant and
+    majority predictors score on the same `dev_items`), and no checkpoint."""
     parameters = run.parameters
     asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
     asked["model"] = checkpoints.model_id(parameters["model"])
@@ -130,6 +134,16 @@ def finish_prompted_run(
             "first_prompt": answers.first_prompt,
             "first_answer": answers.first_answer,
             "first_parsed": answers.predictions[0],
+            **answer_spread(answers),
+            "baselines": baselines(
+                task_prompting(run.task.name)[1],
+                train_items,
+                dev_items,
+                answers,
+                mode,
+                lambda lines: run.score(gold, lines),
+            ),
+            "answers_digest": answers_digest(answers.predictions),
         },
     }
     if mode == "rank":

@@ -65,6 +65,15 @@ class Gpu(BaseModel):
     name: str
 
 
+class Baseline(BaseModel):
+    """A trivial predictor on a prompted run's items: the answer it always gives, its metrics."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str
+    metrics: dict[str, float | None]
+
+
 class Prompted(BaseModel):
     """How a prompted run asked its model (`kluebook.prompting`) and what it could not read."""
 
@@ -84,6 +93,14 @@ class Prompted(BaseModel):
     # the requests whose whole text's tokens crossed the prompt's end.
     rank_normalisation: Literal["none", "per_character"] | None = None
     boundary_crossings: int | None = None
+    # Degenerate answers (`kluebook.prompting.degenerate`; absent from earlier records): the most
+    # frequent answer and its share, the share the parser could not read, the constant and
+    # majority predictors on the same items, and a digest of the answers.
+    top_answer: str | None = None
+    top_answer_share: float | None = None
+    fallback_share: float | None = None
+    baselines: dict[str, Baseline] | None = None
+    answers_digest: str | None = None
 
 
 class Errata(BaseModel):
