@@ -120,8 +120,8 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
 
 
 def pooling_note(cell: Cell) -> str:
-    """Below a reproduced cell: whether its runs are stale, why it has no interval, and the runs
-    it leaves out."""
+    """Below a reproduced cell: whether its runs are stale, why it has no interval, the runs it
+    leaves out, and why its runs' answers are degenerate."""
     note = ""
     if cell.stale:
         note += (
@@ -136,6 +136,12 @@ def pooling_note(cell: Cell) -> str:
     if cell.not_pooled:
         s = "s" if cell.not_pooled > 1 else ""
         note += f'<span class="not-pooled">{cell.not_pooled} older run{s} not pooled</span>'
+    if cell.degenerate:
+        reasons = html.escape("; ".join(cell.degenerate), quote=True)
+        note += (
+            f'<span class="degenerate" title="{reasons}">degenerate answers (its run pages '
+            "say why)</span>"
+        )
     return note
 
 

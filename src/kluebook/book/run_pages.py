@@ -26,7 +26,9 @@ from kluebook.recording import fingerprints, records
 from kluebook.recording.kept_notebook import clean, display_path
 from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
 from kluebook.results.aggregation import configuration_text, method_text, record_split, run_shots
+from kluebook.results.degenerate import TRIVIAL, degenerate_reasons, shown
 from kluebook.results.uncertainty import scores_text
+from kluebook.tasks import Task
 from kluebook.training import checkpoints
 from kluebook.training.recipes import resolve_recipe
 
@@ -211,10 +213,31 @@ def summary_card(spec, record: RunRecord) -> str:
         *([["Method", prompted_text(record)]] if record.outcome.prompted else []),
         ["Data and split", data],
         ["Dev scores", scores or "—"],
+        *trivial_rows(spec.task, record),
         ["Wall time", wall],
         ["Commit", commit],
     ]
     return list_table([], rows, [20, 80])
+
+
+def trivial_rows(task: Task, record: RunRecord) -> list[list[str]]:
+    """A prompted run's card rows on its trivial predictors and degenerate answers (none for
+    a fine-tuned run, or a prompted run recorded before they were)."""
+    prompted = record.outcome.prompted
+    if prompted is None or not prompted.baselines:
+        return []
+    trivial = "; ".join(
+        f"{TRIVIAL[name]} {shown(baseline.answer)}: "
+        + ", ".join(
+            f"{m.label} {baseline.metrics[m.key]:.2f}"
+            for m in task.metrics
+            if baseline.metrics.get(m.key) is not None
+        )
+        for name, baseline in prompted.baselines.items()
+    )
+    reasons = degenerate_reasons(task, record)
+    verdict = "**degenerate**: " + "; ".join(reasons) if reasons else "none found"
+    return [["Trivial predictors", trivial], ["Degenerate answers", verdict]]
 
 
 def prompted_text(record: RunRecord) -> str:

@@ -1,3 +1,4 @@
 """The numbers the pages show, from the run records: the table's rows and cells (`aggregation`),
 which runs a cell pools (`pooling`), their intervals (`uncertainty`), paired comparisons
-(`compare`) and the links between the pages that show them (`links`)."""
+(`compare`), why a prompted run's answers are degenerate (`degenerate`) and the links between
+the pages that show them (`links`)."""

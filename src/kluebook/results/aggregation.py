@@ -19,6 +19,7 @@ import yaml
 from kluebook.common.paths import CONFIGS, ROOT
 from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
 from kluebook.recording.records import DEFAULT_CONFIG, Interval, RunRecord
+from kluebook.results.degenerate import degenerate_reasons, same_answers
 from kluebook.results.links import run_page
 from kluebook.results.pooling import code_today, pooled
 from kluebook.results.uncertainty import attach_intervals
@@ -74,6 +75,7 @@ class Cell:
     not_pooled: int = 0  # the runs of the configuration made from other inputs
     interval: Interval | None = None  # 95% bootstrap interval (kluebook.results.uncertainty)
     no_interval: str = ""  # why a cell of several seeds has no interval
+    degenerate: list[str] = field(default_factory=list)  # why its runs' answers are (`degenerate`)
     seed_replicates: list = field(default_factory=list, repr=False)  # per seed, resampled
 
     @property
@@ -185,6 +187,7 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
     """One row per (profile, model, data source, configuration), its seeds pooled per metric
     (only runs made from the same inputs, see `pooled`)."""
     today = code_today(records)
+    twins = same_answers(records)
     by_task: dict[tuple, dict] = defaultdict(lambda: defaultdict(list))
     for record in records:
         if record.outcome is not None:
@@ -212,6 +215,9 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
                     )
                     cell.values.append(float(value))
                     cell.runs.append((record.seed, run_page(record, root)))
+                reasons = degenerate_reasons(all_tasks()[task], record) + twins.get(id(record), [])
+                for key in [k for k in cells if k[0] == task]:
+                    cells[key].degenerate += [f"seed {record.seed}: {r}" for r in reasons]
             attach_intervals(cells, task, chosen, root)
         rows.append(
             Row(
