@@ -115,3 +115,15 @@ def test_a_fine_tuned_run_or_an_earlier_prompted_record_has_no_reason():
     assert (
         degenerate_reasons(NLI, valid_record({"task": "nli", "metrics": {"accuracy": 33.0}})) == []
     )
+
+
+def test_the_table_marks_the_cell_of_a_degenerate_run():
+    from kluebook.book.klue_table import Section, table_html
+    from kluebook.results.aggregation import reproduced_rows
+
+    choice = nli_split()[2][0].choices[0]
+    _, _, answers, found = answered(choice, "rank")
+    (row,) = reproduced_rows([prompted_record("some/model", answers, found)])
+    assert row.cells["nli", "accuracy"].degenerate[0].startswith("seed 1: 100% of its answers")
+    html = table_html([Section("Prompted", [row], mark_best=False)], [NLI], "book/results")
+    assert "degenerate answers (its run pages say why)" in html
