@@ -82,6 +82,16 @@ class DataFile(Strict):
         return self
 
 
+class Patch(Strict):
+    """Where a data erratum's fixed file is upstream (a commit or pull-request head of the KLUE
+    repository) and which of its items the erratum takes: those whose `text` fields changed (a
+    text erratum), or those whose `labels` fields alone changed (a label erratum)."""
+
+    ref: str
+    text: tuple[str, ...]
+    labels: tuple[str, ...]
+
+
 class Erratum(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     task: str
@@ -94,6 +104,7 @@ class Erratum(Strict):
     # Metric errata: each official metric key it corrects, and the corrected value's key.
     variants: dict[str, str] = {}
     file: DataFile | None = None  # data errata
+    patch: Patch | None = None  # applied data errata: what their edits are built from
     # A data erratum whose edits are not in the manifest yet: why (it is then never applied).
     pending: str | None = None
 
@@ -109,6 +120,8 @@ class Erratum(Strict):
             raise ValueError("a metric erratum is never pending: its variant is computed")
         if self.kind in DATA_KINDS and self.applied and self.file.sha256 is None:
             raise ValueError("an applied data erratum names its file's sha256")
+        if self.kind in DATA_KINDS and self.applied and self.patch is None:
+            raise ValueError("an applied data erratum names the upstream patch of its edits")
         return self
 
     @property

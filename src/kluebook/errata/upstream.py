@@ -1,38 +1,21 @@
 """The data errata's edits, built from the upstream patches themselves: each fix's version of an
-official file (a commit or pull-request head of a clone of KLUE-benchmark/KLUE) against the v1.1
-file, read by the task's own reader. `python -m kluebook.errata.upstream CLONE` writes them beside
-the manifest; the clone needs the pull requests' heads (`git fetch origin
+official file (its `patch`, a commit or pull-request head of a clone of KLUE-benchmark/KLUE)
+against the v1.1 file, read by the task's own reader. `python -m kluebook.errata.upstream CLONE`
+writes them beside the manifest; the clone needs the pull requests' heads (`git fetch origin
 '+refs/pull/*/head:refs/pull/*/head'`)."""
 
 import hashlib
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
 from kluebook.errata.edits import Edit, edits_between, write_edits
-from kluebook.errata.manifest import HERE, manifest
+from kluebook.errata.manifest import HERE, Erratum, manifest
 from kluebook.tasks import get_task
 
 V1_1 = "3efd98708a40ff49251fddde35453f8fbb11f536"  # the commit the official files are pinned at
-
-
-@dataclass(frozen=True)
-class Patch:
-    """Where an erratum's fixed file is upstream, and which of the fix's items it takes: those
-    whose `text` fields changed (`text`), or those whose label fields alone changed (`label`)."""
-
-    ref: str
-    text: tuple[str, ...]  # the fields that are the item's text
-    labels: tuple[str, ...]  # the fields that are its gold labels (with their markup)
-
-
-PATCHES = {
-    "ner-dev-text": Patch("refs/pull/39/head", ("chars",), ("tags", "sentence")),
-    "ner-dev-labels": Patch("refs/pull/39/head", ("chars",), ("tags", "sentence")),
-}
 
 
 def file_at(clone: Path, ref: str, path: str, folder: Path) -> Path:
@@ -48,15 +31,14 @@ def file_at(clone: Path, ref: str, path: str, folder: Path) -> Path:
     return target
 
 
-def patch_edits(erratum_id: str, clone: Path) -> list[Edit]:
-    """The edits of one data erratum, from its patch against the v1.1 file it names (whose
-    SHA-256 must be the manifest's)."""
-    erratum = next(e for e in manifest().errata if e.id == erratum_id)
-    patch, task = PATCHES[erratum_id], get_task(erratum.task)
+def patch_edits(erratum: Erratum, clone: Path) -> list[Edit]:
+    """The edits of one data erratum, from its upstream patch against the v1.1 file it names
+    (whose SHA-256 must be the manifest's)."""
+    patch, task = erratum.patch, get_task(erratum.task)
     with tempfile.TemporaryDirectory() as scratch:
         before = file_at(clone, V1_1, erratum.file.path, Path(scratch))
         if hashlib.sha256(before.read_bytes()).hexdigest() != erratum.file.sha256:
-            raise KluebookError(f"{erratum_id}: the clone's v1.1 file is not the one named")
+            raise KluebookError(f"{erratum.id}: the clone's v1.1 file is not the one named")
         after = file_at(clone, patch.ref, erratum.file.path, Path(scratch))
         old, new = task.module.read_official(before), task.module.read_official(after)
     changed_text = {edit.guid for edit in edits_between(old, new, patch.text)}
@@ -69,10 +51,11 @@ def patch_edits(erratum_id: str, clone: Path) -> list[Edit]:
 def main(argv: list[str]) -> None:
     if len(argv) != 1:
         raise SystemExit("usage: python -m kluebook.errata.upstream CLONE_OF_KLUE")
-    for erratum_id in PATCHES:
-        edits = patch_edits(erratum_id, Path(argv[0]))
-        write_edits(HERE / f"{erratum_id}.jsonl", edits)
-        print(f"{erratum_id}: {len(edits)} edits of {len({e.guid for e in edits})} items")
+    for erratum in manifest().errata:
+        if erratum.patch is not None:
+            edits = patch_edits(erratum, Path(argv[0]))
+            write_edits(HERE / f"{erratum.id}.jsonl", edits)
+            print(f"{erratum.id}: {len(edits)} edits of {len({e.guid for e in edits})} items")
 
 
 if __name__ == "__main__":
