@@ -7,7 +7,7 @@ hand, tokens per second on it (the tiny model, or `--model`).
                                               [--batch-size 16] [--threads 1] [--no-server]
                                               [--model HUB_ID_OR_FOLDER]
 
-The prompts are the task's own (its prompt.yaml and prompting.py) over its smoke data, with
+The prompts are the task's own (its standard template and prompting.py) over its smoke data, with
 `--shots` demonstrations drawn from its train split.
 """
 

@@ -17,6 +17,7 @@ from kluebook.recording import fingerprints
 from kluebook.results import aggregation
 from kluebook.running import run_plan
 from kluebook.tasks import EXTRA_TASKS_VARIABLE, all_tasks, get_task
+from kluebook.tasks.prompt_items import template_names
 
 NLI = get_task("nli")
 PROMPTED = "prompted,dev_limit=20,shots=5"
@@ -190,8 +191,9 @@ def test_a_prompted_smoke_run_page_says_how_it_was_made():
     assert "This run prompted a tiny randomly initialised causal LM" in heading
     assert "fine-tuned" not in heading
     assert (
-        "* - Method\n  - prompted, 5 shots (demonstrations drawn with seed 1), answered by "
-        "ranking ({ref}`prompting`); 0 of 20 answers unparsable, scored as wrong"
+        "* - Method\n  - prompted, 5 shots with the template `standard` (demonstrations drawn "
+        "with seed 1), answered by ranking ({ref}`prompting`); 0 of 20 answers unparsable, "
+        "scored as wrong"
     ) in heading
 
 
@@ -210,6 +212,8 @@ def test_every_methods_page_says_how_its_task_is_prompted_from_its_template():
         fallback = " ".join(prompting.fallback_prediction.__doc__.split())
         assert fallback[1:] in section, task.name
         assert f"--method prompted --tasks {task.name}`" in section
+        for name in template_names(task.folder):  # the family, one row each
+            assert f"| `{name}` | " in section, (task.name, name)
 
 
 def test_a_methods_page_follows_the_template_it_is_read_from(tmp_path, monkeypatch):
@@ -220,10 +224,10 @@ def test_a_methods_page_follows_the_template_it_is_read_from(tmp_path, monkeypat
     ):
         folder = tmp_path / name
         shutil.copytree(NLI.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
-        template = folder / "prompt.yaml"
         if change is None:
-            template.unlink()
-        else:
+            shutil.rmtree(folder / "prompts")
+            continue
+        for template in (folder / "prompts").glob("*.yaml"):
             entry = yaml.safe_load(template.read_text(encoding="utf-8"))
             template.write_text(yaml.safe_dump({**entry, **change}, allow_unicode=True))
     generated = registry_pages.methods_page(get_task("nligenerated"))
@@ -232,5 +236,5 @@ def test_a_methods_page_follows_the_template_it_is_read_from(tmp_path, monkeypat
     )
     assert "Answer mode: ranking" not in generated
     unprompted = registry_pages.methods_page(get_task("nliunprompted"))
-    assert "This task has no prompt template (`prompt.yaml` in its folder)" in unprompted
+    assert "This task has no prompt template (`prompts/` in its folder)" in unprompted
     assert "Answer mode" not in unprompted

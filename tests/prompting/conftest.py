@@ -33,8 +33,8 @@ def prompt_items(records):
     ]
 
 
-def parse_answer(item, text):
-    words = text.split()
+def parse_answer(item, body):
+    words = body.split()
     return {"guid": item.key, "label": words[0]} if words and words[0] in LABELS else None
 
 
@@ -54,7 +54,9 @@ def prompted_task(tmp_path_factory):
     extra = tmp_path_factory.mktemp("extra-tasks")
     folder = extra / TASK
     shutil.copytree(get_task("ynat").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "prompt.yaml").write_text(TEMPLATE, encoding="utf-8")
+    shutil.rmtree(folder / "prompts")
+    (folder / "prompts").mkdir()
+    (folder / "prompts" / "standard.yaml").write_text(TEMPLATE, encoding="utf-8")
     (folder / "prompting.py").write_text(textwrap.dedent(PROMPTING), encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KLUEBOOK_TASKS_PATH", str(extra))

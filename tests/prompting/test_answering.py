@@ -90,3 +90,45 @@ def test_rank_mode_without_choices_and_an_empty_split_are_one_line(prompted_task
         answer_items(ScriptedModel(), template, prompting, [bare], [])
     with pytest.raises(KluebookError, match="no items to answer"):
         answer_items(ScriptedModel(), template, prompting, [], [])
+
+
+def test_rank_mode_asks_in_the_templates_words_and_keys_the_scores_by_the_tasks():
+    template, prompting = task_prompting("nli", "reworded")
+    record = {"guid": "g", "premise": "p", "hypothesis": "h", "gold_label": "neutral"}
+    items = prompting.prompt_items([record])
+    model = ScriptedModel(scores={"모름": -0.5, "예": -2.0})
+    answers = answer_items(model, template, prompting, items, [])
+    ((_, requests),) = model.asked
+    assert requests[0][1] == [" 예", " 아니오", " 모름"]
+    assert answers.predictions[0]["label"] == "neutral"
+    assert answers.predictions[0]["choice_logprobs"] == {
+        "참": -2.0,
+        "거짓": -10.0,
+        "알 수 없음": -0.5,
+    }
+    assert answers.raw_answers == ["모름"]
+
+
+def test_answers_that_read_but_are_not_grounded_are_counted_apart_from_unparsable():
+    """A random model's MRC answers all read as one line; those that are no span of the
+    passage are counted as ungrounded (and scored as they are), two lines as unparsable."""
+    template, prompting = task_prompting("mrc")
+    records = [
+        {
+            "guid": f"q{i}",
+            "context": "세종대왕이 한글을 만들었다",
+            "question": "누가 한글을 만들었나?",
+            "answers": [{"text": "세종대왕", "answer_start": 0}],
+            "is_impossible": False,
+        }
+        for i in range(3)
+    ]
+    items = prompting.prompt_items(records)
+    model = ScriptedModel([" 세종대왕", "훈민정음을 만든 임금", "세종\n대왕"])
+    answers = answer_items(model, template, prompting, items, [])
+    assert (answers.unparsable, answers.ungrounded) == (1, 1)
+    assert [line["answer"] for line in answers.predictions] == [
+        "세종대왕",
+        "훈민정음을 만든 임금",
+        prompting.fallback_prediction(items[2])["answer"],
+    ]

@@ -38,14 +38,27 @@ def nli_split():
     return data["dev"], prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
 
 
-def answered(answer: str, mode: str):
+def answered(answer: str, mode: str, template_name: str = "standard"):
     gold, train, dev = nli_split()
-    template, prompting = task_prompting("nli")
+    template, prompting = task_prompting("nli", template_name)
     answers = answer_items(OneAnswer(answer), template, prompting, dev, [], mode=mode)
     found = baselines(
-        prompting, train, dev, answers, mode, lambda lines: score_predictions(NLI, gold, lines)
+        prompting,
+        template,
+        train,
+        dev,
+        answers,
+        mode,
+        lambda lines: score_predictions(NLI, gold, lines),
     )
     return gold, train, answers, found
+
+
+def test_the_constant_predictor_of_a_template_with_its_own_words_is_in_the_tasks_words():
+    gold, _, answers, found = answered("모름", "rank", "reworded")
+    assert answer_spread(answers)["top_answer"] == "모름"  # what the model was asked to say
+    assert found["constant"]["answer"] == "알 수 없음"
+    assert found["constant"]["metrics"] == score_predictions(NLI, gold, answers.predictions)
 
 
 def test_a_model_that_always_gives_one_answer_is_its_own_constant_predictor():

@@ -1,6 +1,7 @@
 """The oracle test of the prompted track: gold answers, written in each template's answer format
-(or, for a ranked task, log-likelihoods peaked on the gold), read back by the task's parser and
-scored by its official `score`, give every official metric its maximum; corrupted answers lower
+and answer words (or, for a ranked task, log-likelihoods peaked on the gold), read back as a run
+reads them and scored by the task's official `score`, give every official metric its maximum,
+for every template of every task; corrupted answers lower
 it, and those the parser cannot read are counted and scored as the always-wrong fallback.
 
 Run on every task's smoke dev data and, where KLUEBOOK_DATA_DIR has them, the real dev files.
@@ -16,7 +17,8 @@ from kluebook.common.json_files import read_jsonl, write_jsonl
 from kluebook.prompting.registry import task_prompting
 from kluebook.scoring.predictions import score_predictions
 from kluebook.tasks import get_task
-from kluebook.tasks.prompt_answers import other_than
+from kluebook.tasks.prompt_answers import answer_text, other_than
+from kluebook.tasks.prompt_items import Ungrounded, template_names
 
 TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
 PEAK = -30.0  # the log-likelihood of every choice but the one a test peaks on
@@ -56,16 +58,29 @@ def official(task, scores: dict) -> dict:
     return {metric.key: scores[metric.key] for metric in task.metrics}
 
 
+def templates(task_name: str) -> list[str]:
+    return template_names(get_task(task_name).folder)
+
+
+def read(task_name: str, name: str, item, text: str):
+    """A generated answer read as a run with the template `name` reads it."""
+    template, module = task_prompting(task_name, name)
+    return module.parse_answer(item, answer_text(template, text))
+
+
 def scored(task_name: str, records: list[dict], items, lines: list) -> tuple[dict, int]:
-    """The official metrics of parsed lines (None: unreadable, scored as the fallback) and the
-    number of unreadable answers."""
+    """The official metrics of parsed lines (None: unreadable, scored as the fallback; an
+    ungrounded answer as its line, or the fallback) and the number of answers not read
+    (unreadable or ungrounded)."""
     _, module = task_prompting(task_name)
-    rows = [
-        line if line is not None else module.fallback_prediction(item)
-        for item, line in zip(items, lines, strict=True)
-    ]
+    rows = []
+    for item, line in zip(items, lines, strict=True):
+        if isinstance(line, Ungrounded):
+            line = line.line
+        rows.append(line if line is not None else module.fallback_prediction(item))
     task = get_task(task_name)
-    return official(task, score_predictions(task, records, rows)), lines.count(None)
+    unread = sum(line is None or isinstance(line, Ungrounded) for line in lines)
+    return official(task, score_predictions(task, records, rows)), unread
 
 
 def maximum(task_name: str, records: list[dict]) -> dict:
@@ -98,8 +113,13 @@ def assert_all_lower(scores: dict, best: dict) -> None:
             assert value < best[key] - 1e-9, key
 
 
-def test_gold_answers_score_the_maximum(task_name, dev, tmp_path):
-    template, module = task_prompting(task_name)
+def test_gold_answers_score_the_maximum_with_every_template(task_name, dev, tmp_path):
+    for name in templates(task_name):
+        assert_gold_scores_the_maximum(task_name, name, dev, tmp_path)
+
+
+def assert_gold_scores_the_maximum(task_name, name, dev, tmp_path):
+    template, module = task_prompting(task_name, name)
     items = module.prompt_items(dev)
     best = maximum(task_name, dev)
     assert all(value is None or value == pytest.approx(100.0) for value in best.values())
@@ -115,25 +135,32 @@ def test_gold_answers_score_the_maximum(task_name, dev, tmp_path):
         )
         lines = read_jsonl(tmp_path / "predictions.jsonl")
     else:
-        lines = [module.parse_answer(item, item.answer) for item in items]
+        lines = [read(task_name, name, item, template.written(item.answer)) for item in items]
     scores, unreadable = scored(task_name, dev, items, lines)
-    assert unreadable == 0
-    assert scores == {key: pytest.approx(value) for key, value in best.items()}
+    assert unreadable == 0, name
+    assert scores == {key: pytest.approx(value) for key, value in best.items()}, name
 
 
 def test_gold_answers_read_through_the_prefix_and_a_next_example(task_name, dev):
     """A model that repeats the answer prefix and goes on to invent a next example still gives
-    the gold prediction (a ranked task's generated answer is one of its choices)."""
-    template, module = task_prompting(task_name)
+    the gold prediction (a ranked task's generated answer is one of its choices), with every
+    template."""
+    _, module = task_prompting(task_name)
     items = module.prompt_items(dev)
-    written = [f"  {template.answer_prefix} {i.answer}\n\n{template.query}" for i in items]
-    lines = [module.parse_answer(item, text) for item, text in zip(items, written, strict=True)]
-    if task_name == "sts":  # a generated score is the whole score written, not the gold
-        assert None not in lines
-        return
-    scores, unreadable = scored(task_name, dev, items, lines)
-    assert unreadable == 0
-    assert scores == {key: pytest.approx(v) for key, v in maximum(task_name, dev).items()}
+    for name in templates(task_name):
+        template, _ = task_prompting(task_name, name)
+        written = [
+            f"  {template.answer_prefix} {template.written(i.answer)}\n\n{template.query}"
+            for i in items
+        ]
+        lines = [read(task_name, name, i, text) for i, text in zip(items, written, strict=True)]
+        if task_name == "sts":  # a generated score is the whole score written, not the gold
+            assert None not in lines
+            continue
+        scores, unreadable = scored(task_name, dev, items, lines)
+        assert unreadable == 0, name
+        best = maximum(task_name, dev)
+        assert scores == {key: pytest.approx(v) for key, v in best.items()}, name
 
 
 def test_garbage_is_unreadable_and_scores_lower(task_name, dev):
@@ -176,7 +203,8 @@ def test_answers_in_a_wrong_structure_are_unreadable(task_name, dev):
     scores, unreadable = scored(task_name, dev, items, lines)
     expected = sum(breaks(item.answer) for item in items)
     assert expected > 0
-    assert [line is None for line in lines] == [breaks(item.answer) for item in items]
+    unread = [line is None or isinstance(line, Ungrounded) for line in lines]
+    assert unread == [breaks(item.answer) for item in items]
     assert unreadable == expected
     assert_all_lower(scores, maximum(task_name, dev))
 

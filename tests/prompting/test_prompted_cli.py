@@ -134,7 +134,7 @@ def untemplated_tasks(tmp_path_factory) -> Path:
     its items do not have."""
     extra = tmp_path_factory.mktemp("untemplated")
     ynat = get_task("ynat").folder
-    template = (ynat / "prompt.yaml").read_text(encoding="utf-8")
+    template = (ynat / "prompts" / "standard.yaml").read_text(encoding="utf-8")
     templates = {
         "typo": template + "temperature: 0.7\n",
         "brace": template.replace("{title}", "{title"),
@@ -143,7 +143,8 @@ def untemplated_tasks(tmp_path_factory) -> Path:
     for name in ("bare", *templates):
         shutil.copytree(ynat, extra / name, ignore=shutil.ignore_patterns("__pycache__", "prompt*"))
     for name, text in templates.items():
-        (extra / name / "prompt.yaml").write_text(text, encoding="utf-8")
+        (extra / name / "prompts").mkdir()
+        (extra / name / "prompts" / "standard.yaml").write_text(text, encoding="utf-8")
         shutil.copy(ynat / "prompting.py", extra / name / "prompting.py")
     return extra
 
@@ -151,19 +152,33 @@ def untemplated_tasks(tmp_path_factory) -> Path:
 def test_a_task_without_a_valid_template_is_one_line(kluebook, book, untemplated_tasks):
     env = {"KLUEBOOK_TASKS_PATH": str(untemplated_tasks)}
     bare = kluebook(book, "run", "--method", "prompted", "--tasks", "bare", "--dry-run", env=env)
-    assert_one_line_error(
-        bare, "bare/prompt.yaml: no prompt template (the task cannot be prompted)"
-    )
+    assert_one_line_error(bare, "bare/prompts: no prompt template (the task cannot be prompted)")
     typo = kluebook(book, "run", "--method", "prompted", "--tasks", "typo", "--dry-run", env=env)
-    assert_one_line_error(typo, "typo/prompt.yaml: not a valid prompt template", "temperature")
+    assert_one_line_error(
+        typo, "typo/prompts/standard.yaml: not a valid prompt template", "temperature"
+    )
     brace = kluebook(book, "run", "--method", "prompted", "--tasks", "brace", "--dry-run", env=env)
     assert_one_line_error(
-        brace, "brace/prompt.yaml: not a valid prompt template", "write {{ and }} for a literal"
+        brace,
+        "brace/prompts/standard.yaml: not a valid prompt template",
+        "write {{ and }} for a literal",
     )
     field = kluebook(book, "run", "--method", "prompted", "--tasks", "field", "--dry-run", env=env)
     assert_one_line_error(
-        field, "field's prompt.yaml: the query names headline, which its items do not have"
+        field, "field's template 'standard': the query names headline, which its items do not"
     )
+    other = kluebook(
+        book,
+        "run",
+        "--method",
+        "prompted",
+        "--tasks",
+        "nli",
+        "--set",
+        "template=loud",
+        "--dry-run",
+    )
+    assert_one_line_error(other, "template 'loud': no such template; known: brief, reworded")
 
 
 def test_a_model_without_a_tokenizer_is_one_line_before_any_run(

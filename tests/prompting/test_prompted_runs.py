@@ -98,10 +98,12 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     shutil.copytree(get_task("nli").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
     copy = SimpleNamespace(name="nli", folder=folder)
     before = (fingerprints.task_code_hash(copy), fingerprints.template_digest(copy))
-    template = folder / "prompt.yaml"
+    brief = fingerprints.template_digest(copy, "brief")
+    template = folder / "prompts" / "standard.yaml"
     template.write_text(template.read_text(encoding="utf-8") + "\n# an edit\n")
     assert fingerprints.task_code_hash(copy) == before[0]  # fine-tuned runs do not read it
     assert fingerprints.template_digest(copy) != before[1]
+    assert fingerprints.template_digest(copy, "brief") == brief  # nor the other templates' runs
     root, _, fine_tuned = scratch
     assert fine_tuned.returncode == 0, fine_tuned.stdout + fine_tuned.stderr
     task = get_task("nli")

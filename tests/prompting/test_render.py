@@ -7,8 +7,9 @@ import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.registry import task_prompting
-from kluebook.prompting.render import chat_prompt, render_prompt, template_digest
+from kluebook.prompting.render import chat_prompt, render_prompt
 from kluebook.prompting.tiny_causal_lm import tiny_causal_tokenizer
+from kluebook.recording.fingerprints import template_digest
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 
@@ -62,14 +63,22 @@ def test_a_chat_template_makes_the_prompt_the_users_turn_and_opens_the_assistant
 
 
 def test_the_template_digest_is_the_files_content_and_follows_its_edits(prompted_task):
-    path = get_task(prompted_task).folder / "prompt.yaml"
+    task = get_task(prompted_task)
+    path = task.folder / "prompts" / "standard.yaml"
     original = path.read_bytes()
-    assert template_digest(prompted_task) == hashlib.sha256(original).hexdigest()
+    assert template_digest(task) == hashlib.sha256(original).hexdigest()
     try:
         path.write_bytes(original.replace("고르세요".encode(), "고르십시오".encode()))
-        assert template_digest(prompted_task) != hashlib.sha256(original).hexdigest()
+        assert template_digest(task) != hashlib.sha256(original).hexdigest()
     finally:
         path.write_bytes(original)
+
+
+def test_demonstrations_are_written_in_the_templates_answer_words():
+    template, prompting = task_prompting("nli", "reworded")
+    record = {"guid": "g", "premise": "p", "hypothesis": "h", "gold_label": "neutral"}
+    shot = prompting.prompt_items([record])[0]
+    assert render_prompt(template, [shot], shot).split("\n\n")[1].endswith("답: 모름")
 
 
 def test_the_tests_own_task_meets_the_contract(prompted_task):
@@ -79,10 +88,10 @@ def test_the_tests_own_task_meets_the_contract(prompted_task):
 
 
 def test_a_task_without_a_template_has_no_digest(prompted_task):
-    path = get_task(prompted_task).folder / "prompt.yaml"
+    path = get_task(prompted_task).folder / "prompts" / "standard.yaml"
     moved = path.rename(path.with_suffix(".moved"))
     try:
         with pytest.raises(KluebookError, match="no prompt template"):
-            template_digest(prompted_task)
+            template_digest(get_task(prompted_task))
     finally:
         moved.rename(path)

@@ -160,7 +160,8 @@ def test_every_field_keeps_its_default(tmp_path, monkeypatch):
 
 def test_the_prompted_track_files_are_not_task_yaml_keys(tmp_path, monkeypatch):
     folder = _copy(tmp_path, monkeypatch, "prompted")
-    (folder / "prompt.yaml").write_text("instruction: x\n", encoding="utf-8")
+    (folder / "prompts").mkdir(exist_ok=True)
+    (folder / "prompts" / "standard.yaml").write_text("instruction: x\n", encoding="utf-8")
     (folder / "prompting.py").write_text('"""Prompting."""\n', encoding="utf-8")
     assert get_task("prompted").module.score
 

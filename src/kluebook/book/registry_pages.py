@@ -9,7 +9,7 @@ import re
 from kluebook.book.klue_table import metrics_anchor
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import Task
-from kluebook.tasks.prompt_items import TEMPLATE_FILE
+from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER, template_names
 from kluebook.training.recipes import resolve_recipe
 from kluebook.training.tiny_model import TINY_MODEL
 
@@ -95,12 +95,13 @@ def methods_page(task: Task) -> str:
 
 
 def prompted_section(task: Task) -> str:
-    """How the task is evaluated prompted, read from its template (`prompt.yaml`) and its
+    """How the task is evaluated prompted, read from its templates (`prompts/`) and its
     prompting module's docstrings; a sentence saying it cannot be where it has no template."""
-    if not (task.folder / TEMPLATE_FILE).is_file():
+    names = template_names(task.folder)
+    if not names:
         return (
             "## Prompted evaluation\n\n"
-            f"This task has no prompt template (`{TEMPLATE_FILE}` in its folder), so it is "
+            f"This task has no prompt template (`{TEMPLATES_FOLDER}/` in its folder), so it is "
             "evaluated fine-tuned only ({ref}`Prompting KLUE <prompting>` says what a template "
             "holds).\n\n"
         )
@@ -127,13 +128,15 @@ def prompted_section(task: Task) -> str:
         "## Prompted evaluation\n\n"
         "Without any training, a language model can answer this task's dev items from a prompt, "
         "zero- or few-shot; its answers become the same predictions file and are scored by "
-        "the official metrics above ({ref}`Prompting KLUE <prompting>`). The template is the "
-        f"task's `{TEMPLATE_FILE}`, its answers are read by its `prompting.py`; "
-        f"`kluebook run --method prompted --tasks {task.name}` runs it offline with the "
-        "tiny stand-in.\n\n"
+        "the official metrics above ({ref}`Prompting KLUE <prompting>`). The templates are "
+        f"the files of the task's `{TEMPLATES_FOLDER}/` folder, its answers are read by its "
+        f"`prompting.py`; `kluebook run --method prompted --tasks {task.name}` runs the "
+        f"`{DEFAULT_TEMPLATE}` one offline with the tiny stand-in, `--set template=NAME` "
+        "another, and `--matrix prompt-sensitivity` all of them.\n\n"
         f"{mode}\n\n"
-        "The instruction and the answer format, as the model reads them (each answer opens "
-        f"with `{template.answer_prefix}`):\n\n"
+        + template_table(task.name, names)
+        + f"The instruction and the answer format of the `{DEFAULT_TEMPLATE}` template, as the "
+        f"model reads them (each answer opens with `{template.answer_prefix}`):\n\n"
         ":::{container} language-ko\n"
         f"{template.instruction.strip()}\n\n{template.answer_format.strip()}\n"
         ":::\n\n"
@@ -141,6 +144,23 @@ def prompted_section(task: Task) -> str:
         + "An unparsable answer is counted (the run's record and page say how many) and scored "
         "as the task's fallback, which is wrong on that item by construction: "
         f"{fallback[:1].lower()}{fallback[1:]}\n\n"
+    )
+
+
+def template_table(task_name: str, names: list[str]) -> str:
+    """The task's templates, one row each: its instruction, answer prefix and answer words."""
+    rows = []
+    for name in names:
+        template, _ = task_prompting(task_name, name)
+        instruction = " ".join(template.instruction.split())
+        words = ", ".join(f"{a} → {w}" for a, w in template.answer_words.items()) or "the task's"
+        rows.append(f"| `{name}` | {instruction} | `{template.answer_prefix}` | {words} |")
+    return (
+        f"The task's {len(names)} templates, each recorded by its name in the runs made with "
+        "it:\n\n"
+        "| Template | Instruction | Answer prefix | Answer words |\n|---|---|---|---|\n"
+        + "\n".join(rows)
+        + "\n\n"
     )
 
 

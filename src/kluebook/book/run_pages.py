@@ -241,16 +241,22 @@ def trivial_rows(task: Task, record: RunRecord) -> list[list[str]]:
 
 
 def prompted_text(record: RunRecord) -> str:
-    """How a prompted run asked its model: shots, their seed, the answer mode, what it could
-    not read."""
+    """How a prompted run asked its model: its template, shots, their seed, the answer mode,
+    what it could not read and what it could not ground."""
     prompted = record.outcome.prompted
     answered = "ranking" if prompted.mode == "rank" else "generation"
     items = record.outcome.counts.get("dev")
     of = f" of {items:,}" if items else ""
+    ungrounded = (
+        f"; {prompted.ungrounded:,}{of} parsed but not grounded in their item"
+        if prompted.ungrounded is not None
+        else ""
+    )
     return (
-        f"{method_text(record.method, prompted.shots)} (demonstrations drawn with seed "
+        f"{method_text(record.method, prompted.shots)} with the template "
+        f"`{prompted.template}` (demonstrations drawn with seed "
         f"{prompted.demonstration_seed}), answered by {answered} ({{ref}}`prompting`); "
-        f"{prompted.unparsable:,}{of} answers unparsable, scored as wrong"
+        f"{prompted.unparsable:,}{of} answers unparsable, scored as wrong{ungrounded}"
     )
 
 

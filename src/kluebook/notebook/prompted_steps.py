@@ -17,7 +17,7 @@ from kluebook.notebook.steps import (
     write_outcome,
 )
 from kluebook.prompting.answering import Answers
-from kluebook.prompting.checks import check_mode
+from kluebook.prompting.checks import check_mode, check_template
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
@@ -39,6 +39,7 @@ PROMPTED_PARAMETERS = (
     "data_dir",
     "seed",
     "shots",
+    "template",
     "mode",
     "train_limit",
     "dev_limit",
@@ -57,7 +58,9 @@ def start_prompted_run(namespace: dict) -> Run:
     task = get_task(parameters["task"])
     if type(parameters["shots"]) is not int or parameters["shots"] < 0:
         raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
-    check_mode(task.name, task_prompting(task.name)[0], parameters["mode"])
+    template = task_prompting(task.name, parameters["template"])[0]
+    check_template(task.name, template)
+    check_mode(task.name, template, parameters["mode"])
     asked = namespace.get("model_revision") or ""
     parameters["model_revision"] = (
         "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
@@ -110,8 +113,9 @@ def finish_prompted_run(
     dev_items: list[PromptItem],
 ) -> dict:
     """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
-    with the unparsable answers, how degenerate its answers are and what the constant and
-    majority predictors score on the same `dev_items`), and no checkpoint."""
+    with its template, the unparsable and the ungrounded answers, how degenerate its answers
+    are and what the constant and majority predictors score on the same `dev_items`), and no
+    checkpoint."""
     parameters = run.parameters
     asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
     asked["model"] = checkpoints.model_id(parameters["model"])
@@ -127,16 +131,19 @@ def finish_prompted_run(
             "shots": parameters["shots"],
             "demonstration_seed": parameters["seed"],
             "mode": mode,
-            "template_digest": fingerprints.template_digest(run.task),
+            "template": template.name,
+            "template_digest": fingerprints.template_digest(run.task, template.name),
             "cut_reasoning": template.cut_reasoning,
             "unparsable": answers.unparsable,
+            "ungrounded": answers.ungrounded,
             "backend": asked,
             "first_prompt": answers.first_prompt,
             "first_answer": answers.first_answer,
             "first_parsed": answers.predictions[0],
             **answer_spread(answers),
             "baselines": baselines(
-                task_prompting(run.task.name)[1],
+                task_prompting(run.task.name, template.name)[1],
+                template,
                 train_items,
                 dev_items,
                 answers,

@@ -2,16 +2,18 @@
 
 Two ways of answering (a template's `mode`):
 
-- `rank`: the log-likelihood of each of the item's choices as the continuation of its prompt
-  goes to the task's `rank_prediction`, which picks the answer (and keeps the scores where a
-  metric needs them). All choices of an item are scored after the same tokens
-  (`conditioning_length`): no choice's score holds prompt characters another's does not. The
-  template may rank by log-likelihood per character of the choice (`rank_normalisation`);
-  every predictions line keeps each choice's log-likelihood (`choice_logprobs`);
+- `rank`: the log-likelihood of each of the item's choices (written in the template's words)
+  as the continuation of its prompt goes to the task's `rank_prediction`, which picks the
+  answer (and keeps the scores where a metric needs them). All choices of an item are scored
+  after the same tokens (`conditioning_length`): no choice's score holds prompt characters
+  another's does not. The template may rank by log-likelihood per character of the choice
+  (`rank_normalisation`); every predictions line keeps each choice's log-likelihood
+  (`choice_logprobs`);
 - `generate`: the greedy continuation of the prompt, up to the template's `max_new_tokens`,
-  goes, its reasoning trace cut (`without_reasoning`), to the task's `parse_answer`; an
-  answer it cannot read is scored as the task's
-  `fallback_prediction` (always wrong) and counted.
+  goes, cut to its body in the task's words (`answer_text`), to the task's `parse_answer`; an
+  answer it cannot read is scored as the task's `fallback_prediction` (always wrong) and
+  counted; one that reads but is not grounded in its item (`Ungrounded`) is counted apart, and
+  scored as the line the task gives it (the fallback where it gives none).
 
 The model is any `LanguageModel`: a local causal LM (`local_lm`) or a server (`server_lm`).
 """
@@ -22,8 +24,8 @@ from typing import Literal, Protocol
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.render import render_prompt
-from kluebook.tasks.prompt_answers import without_reasoning
-from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting
+from kluebook.tasks.prompt_answers import answer_text
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting, Ungrounded
 
 
 class LanguageModel(Protocol):
@@ -77,6 +79,7 @@ class Answers:
     first_answer: str  # the first item's raw answer
     choice_logprobs: list[dict[str, float]] = field(default_factory=list)  # rank mode only
     boundary_crossings: int = 0  # rank requests whose tokens crossed the prompt's end
+    ungrounded: int = 0  # generated answers that read but are not grounded in their item
 
 
 def answer_items(
@@ -94,21 +97,21 @@ def answer_items(
     mode = mode or template.mode
     prompts = [model.model_input(render_prompt(template, demonstrations, item)) for item in items]
     if mode == "rank":
-        return _ranked(model, prompting, items, prompts, template.rank_normalisation)
+        return _ranked(model, template, prompting, items, prompts)
     raw = model.generate(prompts, template.max_new_tokens)
-    predictions, unparsable = [], 0
+    predictions, unparsable, ungrounded = [], 0, 0
     for item, text in zip(items, raw, strict=True):
-        line = prompting.parse_answer(
-            item, without_reasoning(text) if template.cut_reasoning else text
-        )
-        if line is None:
+        line = prompting.parse_answer(item, answer_text(template, text))
+        if isinstance(line, Ungrounded):
+            ungrounded += 1
+            line = line.line
+        elif line is None:
             unparsable += 1
-            line = prompting.fallback_prediction(item)
-        predictions.append(line)
-    return Answers(predictions, raw, unparsable, prompts[0], raw[0])
+        predictions.append(line if line is not None else prompting.fallback_prediction(item))
+    return Answers(predictions, raw, unparsable, prompts[0], raw[0], ungrounded=ungrounded)
 
 
-def _ranked(model, prompting, items, prompts, normalisation) -> Answers:
+def _ranked(model, template, prompting, items, prompts) -> Answers:
     for item in items:
         if not item.choices:
             raise KluebookError(
@@ -116,7 +119,7 @@ def _ranked(model, prompting, items, prompts, normalisation) -> Answers:
                 "(the task's prompt_items gives none; use mode 'generate')"
             )
     requests = [
-        (prompt, [continuation(prompt, choice) for choice in item.choices])
+        (prompt, [continuation(prompt, template.written(choice)) for choice in item.choices])
         for prompt, item in zip(prompts, items, strict=True)
     ]
     scores = model.loglikelihoods(requests)
@@ -124,12 +127,12 @@ def _ranked(model, prompting, items, prompts, normalisation) -> Answers:
         dict(zip(item.choices, found.logprobs, strict=True))
         for item, found in zip(items, scores, strict=True)
     ]
+    per_character = template.rank_normalisation == "per_character"
     predictions, best = [], []
     for item, own in zip(items, logprobs, strict=True):
-        per_character = normalisation == "per_character"
-        ranked = {c: v / len(c) for c, v in own.items()} if per_character else own
+        ranked = {c: v / len(template.written(c)) for c, v in own.items()} if per_character else own
         predictions.append({**prompting.rank_prediction(item, ranked), "choice_logprobs": own})
-        best.append(max(ranked, key=ranked.get))
+        best.append(template.written(max(ranked, key=ranked.get)))
     crossings = sum(found.crossings for found in scores)
     return Answers(predictions, best, 0, prompts[0], best[0], logprobs, crossings)
 

@@ -1,5 +1,6 @@
 """What a prompted run is checked for before it starts, each problem in one line: its task's
-template, its answer mode, its shot count against a train limit, and a local model's tokenizer.
+template (there, valid, its query and answer words the task's), its answer mode, its shot
+count against a train limit, and a local model's tokenizer.
 
 The runner checks every run of a sweep here before any executes (`kluebook run` exits 2); the
 prompted notebook checks its own parameters the same way when it is run by hand. What only the
@@ -13,7 +14,7 @@ from pathlib import Path
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks import get_task
-from kluebook.tasks.prompt_items import TEMPLATE_FILE, PromptTemplate
+from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, PromptTemplate
 from kluebook.training.tiny_model import TINY_CAUSAL_LM
 
 ANSWER_MODES = ("rank", "generate")
@@ -35,13 +36,9 @@ def check_mode(task_name: str, template: PromptTemplate, mode: str) -> None:
 def check_prompted_parameters(task, extra: dict) -> None:
     """A prompted run of `task` with the parameters `extra`: its template is there and valid,
     its mode one it can answer in, and `shots` within `train_limit` where one is set."""
-    template, _ = task_prompting(task.name)  # one line for a missing or an invalid template
-    unknown = template.fields - item_fields(task.name)
-    if unknown:
-        raise KluebookError(
-            f"{task.name}'s {TEMPLATE_FILE}: the query names {', '.join(sorted(unknown))}, "
-            f"which its items do not have (they have: {', '.join(sorted(item_fields(task.name)))})"
-        )
+    name = extra.get("template") or DEFAULT_TEMPLATE
+    template, _ = task_prompting(task.name, name)  # one line for a missing or invalid template
+    check_template(task.name, template)
     check_mode(task.name, template, extra.get("mode") or "")
     shots, limit = extra.get("shots") or 0, extra.get("train_limit") or 0
     if limit and shots > limit:
@@ -51,12 +48,35 @@ def check_prompted_parameters(task, extra: dict) -> None:
         )
 
 
+def check_template(task_name: str, template: PromptTemplate) -> None:
+    """The template's query names only fields the task's items have, and, in rank mode, its
+    answer words rename only the task's choices."""
+    first = first_item(task_name)
+    where = f"{task_name}'s template {template.name!r}"
+    unknown = template.fields - set(first.fields)
+    if unknown:
+        raise KluebookError(
+            f"{where}: the query names {', '.join(sorted(unknown))}, which its items do not "
+            f"have (they have: {', '.join(sorted(first.fields))})"
+        )
+    if template.mode != "rank":
+        return
+    strangers = sorted(set(template.answer_words) - set(first.choices))
+    written = [template.written(choice) for choice in first.choices]
+    if strangers or len(set(written)) != len(written):
+        extra = f"; not choices: {', '.join(strangers)}" if strangers else ""
+        raise KluebookError(
+            f"{where}: answer_words must rename the task's choices ({', '.join(first.choices)}) "
+            f"each to a word of its own{extra}"
+        )
+
+
 @cache
-def item_fields(task_name: str) -> set[str]:
-    """The fields a task's prompt items fill, read off its first generated dev item."""
+def first_item(task_name: str):
+    """A task's first generated dev item, as its prompting module makes it."""
     _, prompting = task_prompting(task_name)
     first = get_task(task_name).module.generate(seed=0)["dev"][:1]
-    return set(prompting.prompt_items(first)[0].fields)
+    return prompting.prompt_items(first)[0]
 
 
 def check_prompted_models(models: set[str]) -> None:

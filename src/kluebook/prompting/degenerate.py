@@ -9,7 +9,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from kluebook.prompting.answering import Answers
-from kluebook.tasks.prompt_items import PromptItem, TaskPrompting
+from kluebook.tasks.prompt_answers import answer_text
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting, Ungrounded
 
 SHOWN_ANSWER = 80  # characters of the most frequent answer a record keeps
 
@@ -35,9 +36,10 @@ def answer_spread(answers: Answers) -> dict:
 def constant_predictions(
     prompting: TaskPrompting, items: Sequence[PromptItem], answer: str, mode: str
 ) -> list[dict]:
-    """Every item answered with `answer`, read as the run reads its model's answers: in rank
-    mode the choice it names ranked first (an item without that choice: the fallback), in
-    generate mode through the task's parser (its fallback where the parser cannot read it)."""
+    """Every item answered with `answer` (in the task's words), read as the run reads its
+    model's answers: in rank mode the choice it names ranked first (an item without that
+    choice: the fallback), in generate mode through the task's parser (its fallback where the
+    parser cannot read it or gives an ungrounded answer no line)."""
     lines = []
     for item in items:
         if mode == "rank":
@@ -48,21 +50,25 @@ def constant_predictions(
                 lines.append(prompting.fallback_prediction(item))
         else:
             line = prompting.parse_answer(item, answer)
+            if isinstance(line, Ungrounded):
+                line = line.line
             lines.append(line if line is not None else prompting.fallback_prediction(item))
     return lines
 
 
 def baselines(
     prompting: TaskPrompting,
+    template: PromptTemplate,
     train: Sequence[PromptItem],
     dev: Sequence[PromptItem],
     answers: Answers,
     mode: str,
     score: Callable[[list[dict]], dict],
 ) -> dict[str, dict]:
-    """The constant and the majority predictor on the dev items: the answer each gives and
-    its official metrics (`score` of its prediction lines)."""
-    constant = Counter(normalised(raw) for raw in answers.raw_answers).most_common(1)[0][0]
+    """The constant and the majority predictor on the dev items: the answer each gives (in
+    the task's words) and its official metrics (`score` of its prediction lines)."""
+    raw = Counter(normalised(raw) for raw in answers.raw_answers).most_common(1)[0][0]
+    constant = template.read_back(raw) if mode == "rank" else answer_text(template, raw)
     majority = Counter(item.answer for item in train).most_common(1)[0][0] if train else ""
     found = {}
     for name, answer in (("constant", constant), ("majority", majority)):

@@ -6,7 +6,7 @@ The layout, in blocks separated by a blank line:
     <answer format>
 
     <query of demonstration 1>
-    <answer prefix> <its answer>
+    <answer prefix> <its answer, in the template's words>
 
     ... (each demonstration)
 
@@ -19,9 +19,7 @@ chat template, the whole text is the user's turn and the assistant's turn is ope
 """
 
 from kluebook.common.errors import KluebookError
-from kluebook.data.loading import file_sha256
-from kluebook.tasks import get_task
-from kluebook.tasks.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 
 
 def render_prompt(
@@ -30,7 +28,8 @@ def render_prompt(
     """The plain-text prompt of `item`, its demonstrations answered before it."""
     blocks = [f"{template.instruction.strip()}\n{template.answer_format.strip()}"]
     for shot in demonstrations:
-        blocks.append(f"{_query(template, shot)}\n{template.answer_prefix} {shot.answer}")
+        answer = template.written(shot.answer)
+        blocks.append(f"{_query(template, shot)}\n{template.answer_prefix} {answer}")
     blocks.append(f"{_query(template, item)}\n{template.answer_prefix}")
     return "\n\n".join(blocks)
 
@@ -52,11 +51,3 @@ def chat_prompt(text: str, tokenizer) -> str:
         return text
     messages = [{"role": "user", "content": text}]
     return tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-
-
-def template_digest(task_name: str) -> str:
-    """The SHA-256 of a task's `prompt.yaml` as it is on disk: a run input."""
-    path = get_task(task_name).folder / TEMPLATE_FILE
-    if not path.is_file():
-        raise KluebookError(f"{path}: no prompt template (the task cannot be prompted)")
-    return file_sha256(path)

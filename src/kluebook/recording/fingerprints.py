@@ -14,12 +14,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from kluebook import __version__
-from kluebook.common.errors import KluebookError
 from kluebook.common.paths import PROMPTED_NOTEBOOK
 from kluebook.common.repository import without_install_address
 from kluebook.data.loading import file_sha256
 from kluebook.recording.code_closure import PARSING, closure, file_imports, notebook_imports
-from kluebook.tasks.prompt_items import TEMPLATE_FILE
+from kluebook.tasks.prompt_items import (
+    DEFAULT_TEMPLATE,
+    TEMPLATES_FOLDER,
+    template_names,
+    template_path,
+)
 
 # How a run was made: a checkpoint fine-tuned by the task's notebook, or a language model
 # prompted by the prompted notebook (`PROMPTED_NOTEBOOK`).
@@ -134,31 +138,35 @@ def shared_code_hash(task, method: str = FINE_TUNED) -> str:
 
 def task_code_hash(task) -> str:
     """A hash of the task's folder: its code and task.yaml (which holds its version); not its
-    prompt template, an input of prompted runs only (`template_digest`)."""
+    prompt templates, each an input of the prompted runs made with it (`template_digest`)."""
     files = [
         (f"task/{path.relative_to(task.folder).as_posix()}", path)
         for path in sorted(task.folder.rglob("*"))
         if path.suffix in {".py", ".yaml"}
         and "__pycache__" not in path.parts
-        and path != task.folder / TEMPLATE_FILE
+        and path.parent != task.folder / TEMPLATES_FOLDER
     ]
     return _digest_of(files)
 
 
-def template_digest(task) -> str:
-    """The SHA-256 of the task's prompt template, as it is on disk: an input of prompted runs."""
-    path = task.folder / TEMPLATE_FILE
-    if not path.is_file():
-        raise KluebookError(f"task {task.name!r} has no prompt template ({TEMPLATE_FILE})")
-    return file_sha256(path)
+def template_digest(task, template: str = DEFAULT_TEMPLATE) -> str:
+    """The SHA-256 of one of the task's prompt templates, as it is on disk: an input of the
+    prompted runs made with it."""
+    return file_sha256(template_path(task.folder, template))
+
+
+def template_of(parameters: dict) -> str:
+    """The template a prompted run's parameters name (a record written before templates had
+    names ran the default)."""
+    return parameters.get("template") or DEFAULT_TEMPLATE
 
 
 def run_code_hash(task, method: str = FINE_TUNED) -> str:
     """A hash of the code a run of `task` executes: the shared run modules, the task's folder
-    (and, prompted, its template) and the package version."""
+    (and, prompted, its templates) and the package version."""
     parts = [__version__, shared_code_hash(task, method), task_code_hash(task)]
     if method == PROMPTED:
-        parts.append(template_digest(task))
+        parts += [template_digest(task, name) for name in template_names(task.folder)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -244,22 +252,28 @@ def inputs(
         shared_code=shared_code_hash(task, method),
         task_version=task.version,
         package=__version__,
-        template=template_digest(task) if method == PROMPTED else None,
+        template=template_digest(task, template_of(parameters)) if method == PROMPTED else None,
         served_model=parameters.get("served_model") or None,
     )
 
 
-def current_code(task, method: str = FINE_TUNED) -> dict:
-    """The code inputs (`CODE_INPUTS`) a run of `task` made by `method` would be made from
-    today."""
+def current_code(task, method: str = FINE_TUNED, template: str = DEFAULT_TEMPLATE) -> dict:
+    """The code inputs (`CODE_INPUTS`) a run of `task` made by `method` (prompted: with the
+    template `template`) would be made from today."""
     return {
         "notebook": text_digest(notebook_code(method_notebook(task, method))),
         "task_code": task_code_hash(task),
         "shared_code": shared_code_hash(task, method),
         "task_version": task.version,
         "package": __version__,
-        "template": template_digest(task) if method == PROMPTED else None,
+        "template": _template_today(task, template) if method == PROMPTED else None,
     }
+
+
+def _template_today(task, template: str) -> str:
+    """The digest of a template as it is today; "" for one that is gone (a record made with it
+    is stale)."""
+    return template_digest(task, template) if template in template_names(task.folder) else ""
 
 
 def stale_inputs(made_from: Inputs, current: dict | None) -> list[str]:

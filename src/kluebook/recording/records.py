@@ -82,9 +82,13 @@ class Prompted(BaseModel):
     shots: int  # demonstrations before every query, drawn from train
     demonstration_seed: int  # the seed of that draw
     mode: Literal["rank", "generate"]
-    template_digest: str  # SHA-256 of the task's prompt.yaml
+    template: str = "standard"  # its template's name (earlier records: the one template)
+    template_digest: str  # SHA-256 of that template's file
     cut_reasoning: bool = True  # a reasoning trace was cut before answers were read
     unparsable: int  # answers the task's parser could not read, scored as wrong
+    # Generated answers that read but are not grounded in their item (absent from earlier
+    # records, and from rank-mode runs, whose answers are their choices).
+    ungrounded: int | None = None
     backend: dict[str, Any]  # the backend's provenance, no path of this machine
     first_prompt: str  # the first dev item's prompt as the model was given it
     first_answer: str  # its raw answer

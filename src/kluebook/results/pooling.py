@@ -4,13 +4,15 @@ current code and notebook of their task where there are such runs, else the newe
 import json
 from collections import defaultdict
 
-from kluebook.recording.fingerprints import current_code, stale_inputs
+from kluebook.recording.fingerprints import PROMPTED, current_code, stale_inputs, template_of
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import all_tasks
+from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE
 
-# The current code inputs of each task and method the records are of (None for a task that is
-# gone): a prompted run executes another notebook than its task's fine-tuned runs.
-Today = dict[tuple[str, str], dict | None]
+# The current code inputs of each task, method and prompt template the records are of (None for
+# a task that is gone): a prompted run executes another notebook than its task's fine-tuned
+# runs, and reads one of its task's templates.
+Today = dict[tuple[str, str, str], dict | None]
 
 
 def run_key(record: RunRecord) -> tuple:
@@ -18,20 +20,29 @@ def run_key(record: RunRecord) -> tuple:
     return (record.task, record.profile, record.model, record.config, record.seed)
 
 
+def made_with(record: RunRecord) -> tuple[str, str, str]:
+    """The task, method and prompt template ("" for a fine-tuned run) a record was made with."""
+    template = template_of(record.parameters) if record.method == PROMPTED else ""
+    return record.task, record.method, template
+
+
 def code_today(records: list[RunRecord]) -> Today:
-    """`fingerprints.current_code` of each task and method the records are of (None for a task
-    that is gone)."""
+    """`fingerprints.current_code` of each task, method and template the records are of (None
+    for a task that is gone)."""
     tasks = all_tasks()
-    made = {(r.task, r.method) for r in records}
     return {
-        (name, method): current_code(tasks[name], method) if name in tasks else None
-        for name, method in made
+        (name, method, template): (
+            current_code(tasks[name], method, template or DEFAULT_TEMPLATE)
+            if name in tasks
+            else None
+        )
+        for name, method, template in {made_with(r) for r in records}
     }
 
 
 def stale_reason(record: RunRecord, today: Today) -> str:
     """What changed since a record was made ("" for a current one), e.g. "task code"."""
-    return ", ".join(stale_inputs(record.inputs, today.get((record.task, record.method))))
+    return ", ".join(stale_inputs(record.inputs, today.get(made_with(record))))
 
 
 def _made_from(record: RunRecord) -> str:

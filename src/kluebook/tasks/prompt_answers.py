@@ -1,13 +1,13 @@
 """Reading a model's answer: the rules every task's parser shares (no task is named here).
 
-A generated answer is first cut to its body (`answer_body`): surrounding whitespace and a
-repeated answer prefix are dropped, and the answer ends at its first blank line (a model that
-goes on to write a next example has finished its answer there). What the body must look like
-is the task's rule; a body that breaks it is unreadable (None), never guessed at.
-
-Before that, a reasoning model's trace (`<think>…</think>` and the like) is cut from the
-answer (`without_reasoning`), unless the template turns that off (`cut_reasoning: false`); the
-raw answer, trace included, is what the predictions keep.
+A generated answer is first cut to its body (`answer_text`, by the run's template): a
+reasoning model's trace (`<think>…</think>` and the like) is cut (`without_reasoning`), unless
+the template turns that off (`cut_reasoning: false`); surrounding whitespace and a repeated
+answer prefix are dropped, and the answer ends at its first blank line (a model that goes on to
+write a next example has finished its answer there) (`answer_body`); a whole answer in the
+template's own words is read back in the task's (`PromptTemplate.read_back`). What the body
+must look like is the task's rule; a body that breaks it is unreadable (None), never guessed
+at. The raw answer, trace included, is what the predictions keep.
 
 A ranked answer is the log-likelihood of each choice of a closed set; `choice_probabilities`
 turns them into probabilities over that set, in the order of the choices.
@@ -17,20 +17,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.tasks.prompt_items import TEMPLATE_FILE, PromptItem, PromptTemplate, load_template
+from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 
 # The word for "nothing" in an answer: no answer to a question, an empty dialogue state.
 NOTHING = "없음"
 # A value that matches no gold value, for the fallback of an unreadable answer.
 UNREADABLE = "(unparsable)"
-
-
-def own_template(module_file: str) -> PromptTemplate:
-    """The template beside a task's `prompting.py` (pass its `__file__`)."""
-    return load_template(Path(module_file).with_name(TEMPLATE_FILE))
 
 
 # The tags reasoning models wrap their trace in (`think` for DeepSeek-R1, QwQ and Qwen3).
@@ -66,10 +60,15 @@ def answer_body(text: str, prefix: str) -> str:
     return "\n".join(kept).strip()
 
 
-def read_choice(text: str, prefix: str, choices: Sequence[str]) -> int | None:
-    """The index of the choice that a generated answer's body is, exactly; None if it is none
-    of them."""
-    body = answer_body(text, prefix)
+def answer_text(template: PromptTemplate, text: str) -> str:
+    """A generated answer as the task's parser reads it: its reasoning trace cut (unless the
+    template keeps it), its body (`answer_body`), in the task's words."""
+    kept = without_reasoning(text) if template.cut_reasoning else text
+    return template.read_back(answer_body(kept, template.answer_prefix))
+
+
+def read_choice(body: str, choices: Sequence[str]) -> int | None:
+    """The index of the choice that an answer's body is, exactly; None if it is none of them."""
     return choices.index(body) if body in choices else None
 
 
@@ -115,16 +114,15 @@ def refuse_ranking(item: PromptItem, logprobs: Mapping[str, float]) -> dict:
 @dataclass(frozen=True)
 class LabelAnswers:
     """How a task that answers with one of its labels reads an answer: each of an item's
-    `choices` stands for the label of the same position in `labels`; `prefix` is the template's
-    answer prefix. Its two methods are the task's `parse_answer` and `rank_prediction`."""
+    `choices` stands for the label of the same position in `labels`. Its two methods are the
+    task's `parse_answer` and `rank_prediction`."""
 
     labels: Sequence[str]
-    prefix: str
 
-    def parse_answer(self, item: PromptItem, text: str) -> dict | None:
-        """The predictions line of a generated answer that is exactly one of the choices; None
-        if it is none of them."""
-        index = read_choice(text, self.prefix, item.choices)
+    def parse_answer(self, item: PromptItem, body: str) -> dict | None:
+        """The predictions line of an answer that is exactly one of the choices; None if it is
+        none of them."""
+        index = read_choice(body, item.choices)
         return None if index is None else {"guid": item.key, "label": self.labels[index]}
 
     def rank_prediction(self, item: PromptItem, logprobs: Mapping[str, float]) -> dict:

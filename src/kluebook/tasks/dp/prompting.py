@@ -4,17 +4,17 @@ The query numbers the eojeols from 1. The answer has one line per eojeol, in ord
 `index<TAB>head<TAB>relation` (runs of spaces also separate the fields), where `index` is the
 eojeol's number, `head` the number of its head or 0 for the root, and `relation` one of the
 official dependency labels. It is read strictly: exactly one line per eojeol, the numbers in
-order, a head from 0 to the number of eojeols, a known label; anything else is unreadable.
+order, a known label; anything else is unreadable. An answer that reads but gives a head that is
+no eojeol of the sentence (a number above their count) is ungrounded, scored as the fallback.
 """
 
 import re
 
-from kluebook.tasks.prompt_answers import answer_body, own_template, refuse_ranking
-from kluebook.tasks.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import refuse_ranking
+from kluebook.tasks.prompt_items import PromptItem, Ungrounded
 
 from .metric import DEPRELS
 
-TEMPLATE = own_template(__file__)
 _NUMBER = re.compile(r"[0-9]+")
 
 rank_prediction = refuse_ranking
@@ -37,9 +37,10 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
     ]
 
 
-def read_arcs(size: int, text: str) -> tuple[list[int], list[str]] | None:
-    """(heads, relations) of a sentence of `size` eojeols from an answer, or None."""
-    lines = answer_body(text, TEMPLATE.answer_prefix).splitlines()
+def read_arcs(size: int, body: str) -> tuple[list[int], list[str]] | Ungrounded | None:
+    """(heads, relations) of a sentence of `size` eojeols from an answer; None if it does not
+    read, `Ungrounded` if a head is no eojeol of the sentence."""
+    lines = body.splitlines()
     if len(lines) != size:
         return None
     heads, relations = [], []
@@ -48,10 +49,12 @@ def read_arcs(size: int, text: str) -> tuple[list[int], list[str]] | None:
         if len(fields) != 3 or fields[0] != str(index) or not _NUMBER.fullmatch(fields[1]):
             return None
         head, relation = int(fields[1]), fields[2]
-        if head > size or relation not in DEPRELS:
+        if relation not in DEPRELS:
             return None
         heads.append(head)
         relations.append(relation)
+    if max(heads) > size:
+        return Ungrounded(f"a head above the sentence's {size} eojeols")
     return heads, relations
 
 
@@ -59,9 +62,11 @@ def _size(item: PromptItem) -> int:
     return len(item.fields["words"].splitlines())
 
 
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    arcs = read_arcs(_size(item), text)
-    return None if arcs is None else {"guid": item.key, "heads": arcs[0], "deprels": arcs[1]}
+def parse_answer(item: PromptItem, body: str) -> dict | Ungrounded | None:
+    arcs = read_arcs(_size(item), body)
+    if arcs is None or isinstance(arcs, Ungrounded):
+        return arcs
+    return {"guid": item.key, "heads": arcs[0], "deprels": arcs[1]}
 
 
 def fallback_prediction(item: PromptItem) -> dict:

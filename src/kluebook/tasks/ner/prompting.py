@@ -4,8 +4,10 @@ The answer is the sentence, one line, with each entity written `[entity:TYPE]` (
 PS, LC, OG, DT, TI, QT). It is read strictly: with every mark replaced by its entity text, the
 answer must be the sentence itself, character for character (surrounding whitespace aside);
 then each entity's first character is tagged B-TYPE and its others I-TYPE, everything else O.
-A mark of an unknown type, an empty entity, or any change to the sentence makes the answer
-unreadable. Entity text cannot contain `[` or `]`.
+An empty answer, a second line, or a bracket that is no well-formed mark (an unknown type, an
+empty entity) makes the answer unreadable; marks that read but whose plain text is not the
+sentence (a copy that changes it) make it ungrounded, scored as the fallback. Entity text
+cannot contain `[` or `]`.
 
 A prompted model has no predictions at `[CLS]` and at the last padded position, which the
 official scoring reads in a run that scores them (`ner_boundary_tags: model`): every line gives
@@ -15,13 +17,12 @@ either setting and scores the same.
 
 import re
 
-from kluebook.tasks.prompt_answers import answer_body, own_template, refuse_ranking
-from kluebook.tasks.prompt_items import PromptItem
+from kluebook.tasks.prompt_answers import refuse_ranking
+from kluebook.tasks.prompt_items import PromptItem, Ungrounded
 
 from .data import entity_spans
 from .metric import ENTITY_TYPES
 
-TEMPLATE = own_template(__file__)
 _MARK = re.compile(r"\[([^\[\]]+?):(" + "|".join(ENTITY_TYPES) + r")\]")
 # The stray inside-tag of the fallback: it starts no entity in the strict IOB2 reading.
 _STRAY = f"I-{ENTITY_TYPES[0]}"
@@ -52,9 +53,15 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
     ]
 
 
-def read_tags(sentence: str, text: str) -> list[str] | None:
-    """One tag per character of `sentence` from a marked answer, or None if unreadable."""
-    body = answer_body(text, TEMPLATE.answer_prefix)
+def _brackets(text: str) -> int:
+    return text.count("[") + text.count("]")
+
+
+def read_tags(sentence: str, body: str) -> list[str] | Ungrounded | None:
+    """One tag per character of `sentence` from a marked answer; None if it is not one line of
+    well-formed marks, `Ungrounded` if its plain text is not the sentence."""
+    if not body or "\n" in body:
+        return None
     plain, spans, position = [], [], 0
     for mark in _MARK.finditer(body):
         plain.append(body[position : mark.start()])
@@ -63,8 +70,11 @@ def read_tags(sentence: str, text: str) -> list[str] | None:
         spans.append((start, start + len(mark.group(1)), mark.group(2)))
         position = mark.end()
     plain.append(body[position:])
-    if "".join(plain) != sentence.strip():
+    copy = "".join(plain)
+    if _brackets(copy) > _brackets(sentence):
         return None
+    if copy != sentence.strip():
+        return Ungrounded("the copy changes the sentence")
     offset = len(sentence) - len(sentence.lstrip())
     tags = ["O"] * len(sentence)
     for start, end, kind in spans:
@@ -77,9 +87,9 @@ def _line(item: PromptItem, tags: list[str]) -> dict:
     return {"guid": item.key, "tags": tags, "boundary": list(NO_BOUNDARY)}
 
 
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    tags = read_tags(item.fields["sentence"], text)
-    return None if tags is None else _line(item, tags)
+def parse_answer(item: PromptItem, body: str) -> dict | Ungrounded | None:
+    tags = read_tags(item.fields["sentence"], body)
+    return tags if tags is None or isinstance(tags, Ungrounded) else _line(item, tags)
 
 
 def fallback_prediction(item: PromptItem) -> dict:

@@ -4,16 +4,15 @@ The choices are Korean answers to "is the hypothesis true, given the premise?", 
 of `LABELS`; a generated answer is read as one of them written exactly.
 """
 
-from kluebook.tasks.prompt_answers import LabelAnswers, other_than, own_template
+from kluebook.tasks.prompt_answers import LabelAnswers, other_than
 from kluebook.tasks.prompt_items import PromptItem
 
 from .data import LABELS
 
-TEMPLATE = own_template(__file__)
 # The answer for each label, in the order of LABELS.
 CHOICES = ("참", "거짓", "알 수 없음")
 _LABEL_OF_CHOICE = dict(zip(CHOICES, LABELS, strict=True))
-_ANSWERS = LabelAnswers(LABELS, TEMPLATE.answer_prefix)
+_ANSWERS = LabelAnswers(LABELS)
 parse_answer = _ANSWERS.parse_answer
 rank_prediction = _ANSWERS.rank_prediction
 

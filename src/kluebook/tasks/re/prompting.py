@@ -11,14 +11,12 @@ from kluebook.tasks.prompt_answers import (
     choice_probabilities,
     most_likely,
     other_than,
-    own_template,
     read_choice,
 )
 from kluebook.tasks.prompt_items import PromptItem
 
 from .data import RELATIONS
 
-TEMPLATE = own_template(__file__)
 # The Korean name of each relation, in the order of RELATIONS.
 CHOICES = (
     "관계 없음",
@@ -93,8 +91,8 @@ def _certain(key: str, relation: str) -> dict:
     return _line(key, [float(name == relation) for name in RELATIONS])
 
 
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    index = read_choice(text, TEMPLATE.answer_prefix, item.choices)
+def parse_answer(item: PromptItem, body: str) -> dict | None:
+    index = read_choice(body, item.choices)
     return None if index is None else _certain(item.key, RELATIONS[index])
 
 

@@ -11,13 +11,12 @@ except that it keeps the gold's side of the 3.0 threshold (a gold of 2.5 to 2.99
 
 import re
 
-from kluebook.tasks.prompt_answers import answer_body, choice_probabilities, own_template
+from kluebook.tasks.prompt_answers import choice_probabilities
 from kluebook.tasks.prompt_items import PromptItem
 
 from .data import target
 from .metric import THRESHOLD
 
-TEMPLATE = own_template(__file__)
 CHOICES = ("0", "1", "2", "3", "4", "5")
 HIGHEST = float(CHOICES[-1])
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
@@ -43,8 +42,7 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
     ]
 
 
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    body = answer_body(text, TEMPLATE.answer_prefix)
+def parse_answer(item: PromptItem, body: str) -> dict | None:
     if not _NUMBER.fullmatch(body) or float(body) > HIGHEST:
         return None
     return {"guid": item.key, "score": float(body)}

@@ -5,24 +5,22 @@ One item per user turn: the dialogue up to that turn, and the cumulative state a
 read strictly: every pair has a `domain-slot` name (one `-`, no space around it, both parts
 non-empty), then `=`, then a non-empty value (which may contain `-` or `=`, never `;`); a slot
 named twice, an empty pair or a second line makes the answer unreadable. Pairs become the
-official `domain-slot-value` strings; names and values are not checked against the ontology
-(the real dev set uses values the ontology does not list). The instruction lists the slots of
-the official ontology (the smoke data's generated dialogues use other domains, which only
-demonstrations show).
+official `domain-slot-value` strings. A state that reads but gives a slot a value no gold state
+of the split gives it (the split's own ontology: the official ontology.json lists fewer values
+than the real dev states use) is ungrounded: counted, and scored as it is. The instruction lists
+the slots of the official ontology (the smoke data's generated dialogues use other domains,
+which only demonstrations show).
 """
 
 from kluebook.tasks.prompt_answers import (
     NOTHING,
     UNREADABLE,
-    answer_body,
-    own_template,
     refuse_ranking,
 )
-from kluebook.tasks.prompt_items import PromptItem
+from kluebook.tasks.prompt_items import PromptItem, Ungrounded
 
 from .data import split_state_item
 
-TEMPLATE = own_template(__file__)
 SPEAKERS = {"user": "사용자", "sys": "시스템"}
 SEPARATOR = "; "
 
@@ -37,6 +35,13 @@ def written_state(state: list[str]) -> str:
 
 def prompt_items(records: list[dict]) -> list[PromptItem]:
     items = []
+    ontology = frozenset(
+        pair
+        for record in records
+        for turn in record["dialogue"]
+        if turn["role"] == "user"
+        for pair in turn["state"]
+    )
     for record in records:
         lines, user_turns = [], 0
         for turn in record["dialogue"]:
@@ -47,6 +52,7 @@ def prompt_items(records: list[dict]) -> list[PromptItem]:
                         key=(record["guid"], user_turns),
                         fields={"dialogue": "\n".join(lines)},
                         answer=written_state(turn["state"]),
+                        grounds=ontology,
                     )
                 )
                 user_turns += 1
@@ -59,9 +65,8 @@ def _is_slot_name(name: str) -> bool:
     return bool(dash) and parts_ok and "-" not in slot
 
 
-def read_state(text: str) -> list[str] | None:
-    """The `domain-slot-value` strings of a generated state, or None if it is unreadable."""
-    body = answer_body(text, TEMPLATE.answer_prefix)
+def read_state(body: str) -> list[str] | None:
+    """The `domain-slot-value` strings of a state's answer body, or None if it is unreadable."""
     if body == NOTHING:
         return []
     if not body or "\n" in body:
@@ -76,12 +81,16 @@ def read_state(text: str) -> list[str] | None:
     return state
 
 
-def parse_answer(item: PromptItem, text: str) -> dict | None:
-    state = read_state(text)
+def parse_answer(item: PromptItem, body: str) -> dict | Ungrounded | None:
+    state = read_state(body)
     if state is None:
         return None
     guid, turn = item.key
-    return {"guid": guid, "turn": turn, "state": state}
+    line = {"guid": guid, "turn": turn, "state": state}
+    unknown = [pair for pair in state if pair not in item.grounds]
+    if unknown:
+        return Ungrounded(f"{len(unknown)} slot value(s) no state of the split gives", line)
+    return line
 
 
 def fallback_prediction(item: PromptItem) -> dict:

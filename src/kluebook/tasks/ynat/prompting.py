@@ -4,13 +4,12 @@ The choices are the topic names themselves, in the order of `LABELS`; a generate
 read as one topic name written exactly.
 """
 
-from kluebook.tasks.prompt_answers import LabelAnswers, other_than, own_template
+from kluebook.tasks.prompt_answers import LabelAnswers, other_than
 from kluebook.tasks.prompt_items import PromptItem
 
 from .data import LABELS
 
-TEMPLATE = own_template(__file__)
-_ANSWERS = LabelAnswers(LABELS, TEMPLATE.answer_prefix)
+_ANSWERS = LabelAnswers(LABELS)
 parse_answer = _ANSWERS.parse_answer
 rank_prediction = _ANSWERS.rank_prediction
 
