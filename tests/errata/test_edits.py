@@ -9,6 +9,7 @@ from kluebook.errata.corrections import corrected_items, corrected_values, data_
 from kluebook.errata.edits import Edit, apply_edits, edits_between
 from kluebook.errata.manifest import manifest
 from kluebook.tasks import get_task
+from kluebook.tasks.wos.data import read_ontology
 
 NER = get_task("ner")
 
@@ -91,3 +92,19 @@ def test_the_label_erratum_rescores_real_predictions_against_the_corrected_gold(
     assert corrected["ner-char-f1-o-tag"] == {"char_f1": 100.0}
     labels = corrected["ner-dev-labels"]  # the v1.1 tags are now wrong on three sentences
     assert labels["entity_f1"] < 100.0 and labels["char_f1"] < 100.0
+
+
+PENDING_WITH_SHA = [e for e in manifest().errata if not e.applied and e.file.sha256]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("erratum", PENDING_WITH_SHA, ids=lambda e: e.id)
+def test_a_pending_erratum_names_the_real_file_it_is_about(erratum, klue_file):
+    assert file_sha256(klue_file(erratum.file.path)) == erratum.file.sha256
+
+
+@pytest.mark.realdata
+def test_the_merged_ontology_values_are_in_the_real_ontology(klue_file):
+    ontology = read_ontology(klue_file("wos-v1.1/ontology.json"))
+    assert "서울중앙성원남산골 한옥 마을" in ontology["관광-이름"]
+    assert "이럴순없는대호스텔 제이제이" in ontology["택시-도착지"]

@@ -133,10 +133,15 @@ def effect_lines(erratum: Erratum, task: Task, rows: list[Row]) -> list[str]:
     return lines
 
 
+def where(erratum: Erratum) -> str:
+    """What of the task an erratum is in: a split, or the task's ontology."""
+    return "its ontology" if erratum.split == "ontology" else f"{erratum.split} split"
+
+
 def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
     """One erratum: why, where it comes from, what it touches and what it does here."""
     facts = [
-        ["Task", f"{{ref}}`{task.title} <task-{task.name}>`, {erratum.split} split"],
+        ["Task", f"{{ref}}`{task.title} <task-{task.name}>`, {where(erratum)}"],
         ["Kind", KINDS[erratum.kind]],
         ["Moves", ", ".join(m.label for m in moved_metrics(task, erratum))],
         ["Upstream", f"[{erratum.source.label}]({erratum.source.url})"],

@@ -95,7 +95,7 @@ class Patch(Strict):
 class Erratum(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     task: str
-    split: Literal["train", "dev"]
+    split: Literal["train", "dev", "ontology"]  # ontology: a task's ontology file
     kind: Literal["metric", "label", "text"]
     title: str
     why: str
