@@ -80,8 +80,8 @@ class ReliabilityBin(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     count: int
-    confidence: float | None  # None in an empty bin
-    accuracy: float | None
+    confidence: float | None = None  # None in an empty bin
+    accuracy: float | None = None
 
 
 class Calibration(BaseModel):
