@@ -114,14 +114,13 @@ def test_no_correction_is_asked_for_unless_the_template_names_it(prompted_task, 
     assert len(model.asked) == 2  # the items' own prompts only
 
 
-def test_corrections_are_for_a_ranked_template_and_named_once():
-    fields = {"instruction": "i", "answer_format": "a", "query": "{x}"}
-    with pytest.raises(ValidationError, match="ranked template"):
-        PromptTemplate(mode="generate", corrections=["pmi"], **fields)
+def test_corrections_are_named_once_each_from_the_two_there_are():
+    fields = {"mode": "rank", "instruction": "i", "answer_format": "a", "query": "{x}"}
+    assert PromptTemplate(corrections=["pmi", "contextual"], **fields).corrections[0] == "pmi"
     with pytest.raises(ValidationError, match="each correction once"):
-        PromptTemplate(mode="rank", corrections=["pmi", "pmi"], **fields)
+        PromptTemplate(corrections=["pmi", "pmi"], **fields)
     with pytest.raises(ValidationError):
-        PromptTemplate(mode="rank", corrections=["temperature"], **fields)
+        PromptTemplate(corrections=["temperature"], **fields)
 
 
 def test_the_gold_choice_must_be_one_of_the_items_choices(split_items):

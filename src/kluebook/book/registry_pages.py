@@ -114,6 +114,13 @@ def prompted_section(task: Task) -> str:
             "(for a server that gives no log-probabilities, `--set mode=generate`) must be one "
             "of the answers the format lists, written exactly; any other is unparsable."
         )
+        if template.corrections:
+            named = " and ".join(template.corrections)
+            mode += (
+                f" The `{DEFAULT_TEMPLATE}` template also scores the {named} corrections "
+                "beside its ranking, which stays the run's "
+                "({ref}`calibration <prompting-calibration>`)."
+            )
     else:
         mode = (
             f"**Answer mode: generation.** The model writes greedily, up to "

@@ -23,7 +23,7 @@ from string import Formatter
 from typing import Literal, Protocol
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from kluebook.common.errors import KluebookError
 
@@ -71,7 +71,8 @@ class PromptTemplate(BaseModel):
     # answer"): {the task's word: this template's}; a word not named is the task's own.
     answer_words: dict[str, str] = {}
     # Corrections of a ranked run computed beside its uncorrected scores, never instead of
-    # them (`kluebook.prompting.corrections`): contextual calibration, PMI scoring.
+    # them (`kluebook.prompting.corrections`): contextual calibration, PMI scoring. A run that
+    # answers by generation has no scores to correct, and none.
     corrections: list[Literal["contextual", "pmi"]] = []
 
     @field_validator("corrections")
@@ -80,12 +81,6 @@ class PromptTemplate(BaseModel):
         if len(set(corrections)) != len(corrections):
             raise ValueError("corrections must name each correction once")
         return corrections
-
-    @model_validator(mode="after")
-    def _corrections_are_for_ranking(self) -> "PromptTemplate":
-        if self.corrections and self.mode != "rank":
-            raise ValueError("corrections apply to a ranked template (mode: rank) only")
-        return self
 
     @field_validator("answer_words")
     @classmethod
