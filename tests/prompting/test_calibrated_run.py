@@ -1,6 +1,6 @@
-"""A ranked prompted run with the tiny causal LM, through the runner: its record keeps the
+"""Ranked prompted runs with the tiny causal LM, through the runner: each record keeps the
 calibration of its ranking and both corrections of its template beside the uncorrected metrics,
-and its page shows them, labelled as corrections, with a reliability diagram."""
+and a run's page shows them, labelled as corrections, with a reliability diagram."""
 
 import nbformat
 import pytest
@@ -15,15 +15,28 @@ from kluebook.tasks.prompt_answers import choice_probabilities
 
 pytestmark = pytest.mark.slow
 NAME = "kluebook--tiny-qwen3-prompted,dev_limit=12,shots=2-seed1"
+RANKED = ("ynat", "nli", "sts", "re")
 
 
 @pytest.fixture(scope="module")
 def nli_run(tmp_path_factory, new_book, kluebook):
     root = new_book(tmp_path_factory.mktemp("book"))
     settings = ("--set", "shots=2", "--set", "dev_limit=12")
-    ran = kluebook(root, "run", "--method", "prompted", "--tasks", "nli", *settings, "--quiet")
+    tasks = ",".join(RANKED)
+    ran = kluebook(root, "run", "--method", "prompted", "--tasks", tasks, *settings, "--quiet")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return root, records.parse_record(root / "results/smoke/nli" / f"{NAME}.json")
+
+
+def test_every_ranked_task_records_its_calibration_and_both_corrections(nli_run):
+    root, _ = nli_run
+    for task in RANKED:
+        record = records.parse_record(root / "results/smoke" / task / f"{NAME}.json")
+        prompted, keys = record.outcome.prompted, {m.key for m in get_task(task).metrics}
+        assert sum(b.count for b in prompted.calibration.bins) == 12, task
+        assert set(prompted.corrections) == {"contextual", "pmi"}, task
+        for found in prompted.corrections.values():
+            assert set(found.metrics) >= keys and len(found.measured) > 1, task
 
 
 def test_the_record_keeps_calibration_and_each_correction_beside_the_uncorrected(nli_run):
