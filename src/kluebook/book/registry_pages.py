@@ -8,6 +8,7 @@ import re
 
 from kluebook.book.klue_table import metrics_anchor
 from kluebook.prompting.registry import task_prompting
+from kluebook.results.calibration import CORRECTIONS
 from kluebook.tasks import Task
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER, template_names
 from kluebook.training.recipes import resolve_recipe
@@ -115,9 +116,9 @@ def prompted_section(task: Task) -> str:
             "of the answers the format lists, written exactly; any other is unparsable."
         )
         if template.corrections:
-            named = " and ".join(template.corrections)
+            named = " and ".join(CORRECTIONS[name] for name in template.corrections)
             mode += (
-                f" The `{DEFAULT_TEMPLATE}` template also scores the {named} corrections "
+                f" The `{DEFAULT_TEMPLATE}` template also scores {named}, as corrections "
                 "beside its ranking, which stays the run's "
                 "({ref}`calibration <prompting-calibration>`)."
             )
