@@ -22,13 +22,13 @@ RANKED = ("ynat", "nli", "sts", "re")
 def nli_run(tmp_path_factory, new_book, kluebook):
     root = new_book(tmp_path_factory.mktemp("book"))
     settings = ("--set", "shots=2", "--set", "dev_limit=12")
-    tasks = ",".join(RANKED)
+    tasks = ",".join([*RANKED, "ner"])  # and one answered by generation
     ran = kluebook(root, "run", "--method", "prompted", "--tasks", tasks, *settings, "--quiet")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return root, records.parse_record(root / "results/smoke/nli" / f"{NAME}.json")
 
 
-def test_every_ranked_task_records_its_calibration_and_both_corrections(nli_run):
+def test_every_ranked_task_records_its_calibration_and_both_corrections_and_no_other(nli_run):
     root, _ = nli_run
     for task in RANKED:
         record = records.parse_record(root / "results/smoke" / task / f"{NAME}.json")
@@ -37,6 +37,9 @@ def test_every_ranked_task_records_its_calibration_and_both_corrections(nli_run)
         assert set(prompted.corrections) == {"contextual", "pmi"}, task
         for found in prompted.corrections.values():
             assert set(found.metrics) >= keys and len(found.measured) > 1, task
+    generated = records.parse_record(root / "results/smoke/ner" / f"{NAME}.json")
+    assert generated.outcome.prompted.mode == "generate"
+    assert generated.outcome.prompted.calibration is generated.outcome.prompted.corrections is None
 
 
 def test_the_record_keeps_calibration_and_each_correction_beside_the_uncorrected(nli_run):
