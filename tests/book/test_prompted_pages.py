@@ -214,6 +214,8 @@ def test_every_methods_page_says_how_its_task_is_prompted_from_its_template():
         assert f"--method prompted --tasks {task.name}`" in section
         for name in template_names(task.folder):  # the family, one row each
             assert f"| `{name}` | " in section, (task.name, name)
+        corrections = "also scores contextual calibration and PMI scoring, as corrections"
+        assert (corrections in section) == bool(template.corrections), task.name
 
 
 def test_a_methods_page_follows_the_template_it_is_read_from(tmp_path, monkeypatch):

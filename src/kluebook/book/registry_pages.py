@@ -8,6 +8,7 @@ import re
 
 from kluebook.book.klue_table import metrics_anchor
 from kluebook.prompting.registry import task_prompting
+from kluebook.results.calibration import CORRECTIONS
 from kluebook.tasks import Task
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER, template_names
 from kluebook.training.recipes import resolve_recipe
@@ -114,6 +115,13 @@ def prompted_section(task: Task) -> str:
             "(for a server that gives no log-probabilities, `--set mode=generate`) must be one "
             "of the answers the format lists, written exactly; any other is unparsable."
         )
+        if template.corrections:
+            named = " and ".join(CORRECTIONS[name] for name in template.corrections)
+            mode += (
+                f" The `{DEFAULT_TEMPLATE}` template also scores {named}, as corrections "
+                "beside its ranking, which stays the run's "
+                "({ref}`calibration <prompting-calibration>`)."
+            )
     else:
         mode = (
             f"**Answer mode: generation.** The model writes greedily, up to "

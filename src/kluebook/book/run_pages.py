@@ -26,6 +26,7 @@ from kluebook.recording import fingerprints, records
 from kluebook.recording.kept_notebook import clean, display_path
 from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
 from kluebook.results.aggregation import configuration_text, method_text, record_split, run_shots
+from kluebook.results.calibration import calibration_text
 from kluebook.results.degenerate import TRIVIAL, degenerate_reasons, shown
 from kluebook.results.uncertainty import scores_text
 from kluebook.tasks import Task
@@ -214,6 +215,11 @@ def summary_card(spec, record: RunRecord) -> str:
         ["Data and split", data],
         ["Dev scores", scores or "—"],
         *trivial_rows(spec.task, record),
+        *(
+            [["Calibration", calibrated]]
+            if (calibrated := calibration_text(spec.task, record))
+            else []
+        ),
         ["Wall time", wall],
         ["Commit", commit],
     ]

@@ -199,3 +199,31 @@ def label_distribution_barh(
     ax.figure.tight_layout()
     _show_once()
     return ax
+
+
+def reliability_diagram(curves: dict[str, Sequence[dict]], title: str = ""):
+    """Reliability diagram: each confidence bin's accuracy against its mean confidence, one line
+    per ranking, with the diagonal of perfect calibration.
+
+    `curves` maps a ranking's name to its bins (`count`, `confidence`, `accuracy`; empty bins
+    are left out), as a run records them.
+    """
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    ax.plot([0, 1], [0, 1], color="tab:gray", linewidth=1, linestyle="--", label="calibrated")
+    for (name, bins), marker in zip(curves.items(), "osD^v", strict=False):
+        shown = [b for b in bins if b["count"]]
+        ax.plot(
+            [b["confidence"] for b in shown],
+            [b["accuracy"] for b in shown],
+            marker=marker,
+            label=name,
+        )
+    ax.set_xlabel("confidence (probability of the choice ranked first)")
+    ax.set_ylabel("accuracy")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.legend(frameon=False, loc="upper left")
+    ax.set_title(title)
+    fig.tight_layout()
+    _show_once()
+    return fig

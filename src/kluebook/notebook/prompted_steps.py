@@ -16,8 +16,10 @@ from kluebook.notebook.steps import (
     set_display_options,
     write_outcome,
 )
-from kluebook.prompting.answering import Answers
+from kluebook.prompting.answering import Answers, ranking_scores
+from kluebook.prompting.calibration import DIGITS, calibration, gold_choices, item_probabilities
 from kluebook.prompting.checks import check_mode, check_template
+from kluebook.prompting.corrections import Corrected
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
@@ -111,11 +113,12 @@ def finish_prompted_run(
     counts: dict,
     train_items: list[PromptItem],
     dev_items: list[PromptItem],
+    calibrated: dict | None = None,
 ) -> dict:
     """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
     with its template, the unparsable and the ungrounded answers, how degenerate its answers
-    are and what the constant and majority predictors score on the same `dev_items`), and no
-    checkpoint."""
+    are and what the constant and majority predictors score on the same `dev_items`; a ranked
+    run's calibration and its corrections, `calibrated`), and no checkpoint."""
     parameters = run.parameters
     asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
     asked["model"] = checkpoints.model_id(parameters["model"])
@@ -156,7 +159,36 @@ def finish_prompted_run(
     if mode == "rank":
         facts["prompted"]["rank_normalisation"] = template.rank_normalisation
         facts["prompted"]["boundary_crossings"] = answers.boundary_crossings
+        facts["prompted"] |= calibrated or {}
     return write_outcome(run, gold, answers.predictions, counts, facts)
+
+
+def calibrate(
+    run: Run,
+    gold: list[dict],
+    template: PromptTemplate,
+    items: list[PromptItem],
+    answers: Answers,
+    corrected: dict[str, Corrected],
+) -> dict:
+    """A ranked run's calibration (`kluebook.prompting.calibration`) and, for each of its
+    `corrected` rankings, its official metrics (scored against `gold`), its calibration and
+    what it measured; {} for a run that answered by generation."""
+    if not answers.choice_logprobs:
+        return {}
+    gold_choice = gold_choices(items)
+    ranked = [ranking_scores(template, own) for own in answers.choice_logprobs]
+    facts = {"calibration": calibration(item_probabilities(items, ranked), gold_choice)}
+    if corrected:
+        facts["corrections"] = {
+            name: {
+                "metrics": run.score(gold, found.predictions),
+                "calibration": calibration(item_probabilities(items, found.scores), gold_choice),
+                "measured": {c: round(v, DIGITS) for c, v in found.measured.items()},
+            }
+            for name, found in corrected.items()
+        }
+    return facts
 
 
 def prompted_model_revision(parameters: dict, revision: str) -> str:

@@ -8,6 +8,8 @@
 - `demonstrations`: the k demonstrations of a run, drawn from the train split by a seed;
 - `render`: a prompt from the template, the demonstrations and the query; the template digest;
 - `answering`: every item of a split answered (`rank` or `generate`) as prediction lines;
+- `calibration`: a ranked run's ECE, Brier score and reliability bins;
+- `corrections`: contextual calibration and PMI scoring of a ranked run, beside its own ranking;
 - `local_lm`: backend A, a local transformers causal LM;
 - `server_lm`: backend B, an OpenAI-compatible server, its answers in `response_cache`;
 - `server_options`: how a server is asked (timeout, retries, concurrency, reask) and the API

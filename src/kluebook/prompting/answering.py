@@ -127,14 +127,21 @@ def _ranked(model, template, prompting, items, prompts) -> Answers:
         dict(zip(item.choices, found.logprobs, strict=True))
         for item, found in zip(items, scores, strict=True)
     ]
-    per_character = template.rank_normalisation == "per_character"
     predictions, best = [], []
     for item, own in zip(items, logprobs, strict=True):
-        ranked = {c: v / len(template.written(c)) for c, v in own.items()} if per_character else own
+        ranked = ranking_scores(template, own)
         predictions.append({**prompting.rank_prediction(item, ranked), "choice_logprobs": own})
         best.append(template.written(max(ranked, key=ranked.get)))
     crossings = sum(found.crossings for found in scores)
     return Answers(predictions, best, 0, prompts[0], best[0], logprobs, crossings)
+
+
+def ranking_scores(template: PromptTemplate, logprobs: dict[str, float]) -> dict[str, float]:
+    """The scores the choices are ranked by: their log-likelihoods, or those per character of
+    the choice as the template writes it (`rank_normalisation: per_character`)."""
+    if template.rank_normalisation != "per_character":
+        return logprobs
+    return {c: v / len(template.written(c)) for c, v in logprobs.items()}
 
 
 def continuation(prompt: str, answer: str) -> str:

@@ -74,6 +74,39 @@ class Baseline(BaseModel):
     metrics: dict[str, float | None]
 
 
+class ReliabilityBin(BaseModel):
+    """One equal-width confidence bin: its items, their mean confidence and accuracy."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int
+    confidence: float | None = None  # None in an empty bin
+    accuracy: float | None = None
+
+
+class Calibration(BaseModel):
+    """How a ranked run's choice probabilities match its accuracy
+    (`kluebook.prompting.calibration`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ece: float  # expected calibration error over the bins (top-label confidence)
+    brier: float  # multi-class Brier score, the mean over the items
+    bins: list[ReliabilityBin]
+
+
+class Correction(BaseModel):
+    """A correction of a ranked run (`kluebook.prompting.corrections`): the official metrics
+    and calibration of its corrected ranking, beside the run's own, and what it measured (the
+    content-free prior, or each choice's log-likelihood after the answer prefix alone)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metrics: dict[str, float | None]
+    calibration: Calibration
+    measured: dict[str, float]
+
+
 class Prompted(BaseModel):
     """How a prompted run asked its model (`kluebook.prompting`) and what it could not read."""
 
@@ -105,6 +138,10 @@ class Prompted(BaseModel):
     fallback_share: float | None = None
     baselines: dict[str, Baseline] | None = None
     answers_digest: str | None = None
+    # Rank mode only (absent from earlier records): the calibration of the run's ranking, and
+    # the template's corrections, each beside the uncorrected metrics, never replacing them.
+    calibration: Calibration | None = None
+    corrections: dict[str, Correction] | None = None
 
 
 class Errata(BaseModel):

@@ -70,6 +70,17 @@ class PromptTemplate(BaseModel):
     # The template's words for whole answers of the task (a choice, or the word for "no
     # answer"): {the task's word: this template's}; a word not named is the task's own.
     answer_words: dict[str, str] = {}
+    # Corrections of a ranked run computed beside its uncorrected scores, never instead of
+    # them (`kluebook.prompting.corrections`): contextual calibration, PMI scoring. A run that
+    # answers by generation has no scores to correct, and none.
+    corrections: list[Literal["contextual", "pmi"]] = []
+
+    @field_validator("corrections")
+    @classmethod
+    def _corrections_are_distinct(cls, corrections: list[str]) -> list[str]:
+        if len(set(corrections)) != len(corrections):
+            raise ValueError("corrections must name each correction once")
+        return corrections
 
     @field_validator("answer_words")
     @classmethod
