@@ -175,7 +175,10 @@ def test_the_book_shows_the_prompted_runs_apart_labelled_with_their_shots(site):
     (page,) = (site / "book" / "runs" / "nli").glob("*prompted,dev_limit=0,shots=5-seed1.html")
     run = text_of(page.read_text())
     assert "This run prompted a tiny randomly initialised causal LM" in run
-    assert "prompted, 5 shots (demonstrations drawn with seed 1), answered by ranking" in run
+    assert (
+        "prompted, 5 shots with the template standard (demonstrations drawn with seed 1), "
+        "answered by ranking" in run
+    )
 
 
 def test_the_methods_page_and_the_lab_page_are_in_the_book(site):

@@ -117,7 +117,9 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
         fingerprints.stale_inputs(prompted.inputs, fingerprints.current_code(task, "prompted"))
         == []
     )
-    monkeypatch.setattr(fingerprints, "template_digest", lambda task: "an edited template")
+    monkeypatch.setattr(
+        fingerprints, "template_digest", lambda task, name="standard": f"an edited {name}"
+    )
     assert fingerprints.stale_inputs(
         prompted.inputs, fingerprints.current_code(task, "prompted")
     ) == ["prompt template"]
