@@ -63,9 +63,10 @@ def render_cost(records: list[RunRecord]) -> str:
     ]
     header = ["task", "backend", "runs", "requests", "cache hits", "prompt tokens"]
     header += ["completion tokens", "wall time", "tokens/s"]
-    notes = [f"Summed over {frame['runs'].sum():,} prompted runs of this book."]
-    if len(prompted) > frame["runs"].sum():
-        notes.append(f"{len(prompted) - frame['runs'].sum():,} older ones counted nothing.")
+    counted = frame["runs"].sum()
+    notes = [f"Summed over the book's prompted runs that count their cost ({counted:,})."]
+    if len(prompted) > counted:
+        notes.append(f"Older runs count nothing ({len(prompted) - counted:,}).")
     if frame["uncounted"].sum():
         notes.append(
             f"{frame['uncounted'].sum():,} requests whose tokens the server did not report "
