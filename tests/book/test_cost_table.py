@@ -74,7 +74,7 @@ def test_the_table_sums_two_runs_of_a_task_and_keeps_backends_apart():
     assert frame["backend"].tolist() == ["local", "served"]
     page = render_cost(runs)
     assert f"* - {NLI.title}\n  - local\n  - 2\n  - 40\n  - 5\n" in page
-    assert "  - 3,500\n  - 115\n  - 5.0 s\n  - 723" in page
+    assert "  - 3,500\n  - 115\n  - 5.00 s\n  - 723" in page
     assert "prompted runs that count their cost (3)" in page
     assert "2 requests whose tokens the server did not report" in page
 

@@ -111,3 +111,24 @@ def test_rank_echoes_count_the_answer_tokens_after_the_shared_ones_as_completion
     usage = echoed_usage(echo(prompt, 4), wholes)
     # Sent: 10 + 12 + 11 tokens; scored: the answers' 2 + 1 after the 6 shared.
     assert usage == Usage(prompt_tokens=30, completion_tokens=3)
+
+
+@pytest.mark.slow
+def test_a_real_server_and_the_local_backend_count_the_same_tokens(causal_folder, tmp_path):
+    pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
+    from kluebook.prompting.local_lm import LocalCausalLM
+    from kluebook.prompting.local_server import TransformersServer
+    from kluebook.prompting.server_lm import ServerLM
+
+    questions = ["전제: 비가 온다\n가설: 땅이 젖는다\n답:", "전제: 해가 뜬다\n가설: 밤이다\n답:"]
+    local = LocalCausalLM(causal_folder, "tiny", device="cpu")
+    local.generate([local.model_input(q) for q in questions], 3)
+    cache = tmp_path / "responses.sqlite"
+    with TransformersServer(causal_folder, tmp_path / "server.log") as server:
+        served = ServerLM(server.base_url, str(causal_folder), cache)
+        served.generate(questions, 3)  # its text keeps special tokens the local one drops
+        rerun = ServerLM(server.base_url, str(causal_folder), cache)
+        rerun.generate(questions, 3)
+    assert local.chat and local.usage.requests == 2 and local.usage.completion_tokens > 0
+    assert served.usage == local.usage  # the server's reported tokens, the local tokenizer's
+    assert rerun.usage == Usage(2, 2, local.usage.prompt_tokens, local.usage.completion_tokens)

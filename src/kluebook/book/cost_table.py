@@ -56,7 +56,7 @@ def render_cost(records: list[RunRecord]) -> str:
             f"{row.cache_hits:,}",
             f"{row.prompt_tokens:,}",
             f"{row.completion_tokens:,}",
-            f"{row.wall_time_s:,.1f} s",
+            f"{row.wall_time_s:,.2f} s",
             "—" if pd.isna(row.tokens_per_second) else f"{row.tokens_per_second:,.0f}",
         ]
         for row in frame.itertuples()

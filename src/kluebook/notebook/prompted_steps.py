@@ -167,7 +167,7 @@ def answering_speed(answers: Answers) -> dict:
     wall = answers.wall_time_s
     tokens = answers.usage.prompt_tokens + answers.usage.completion_tokens
     return {
-        "answering_wall_time_s": round(wall, 2),
+        "answering_wall_time_s": round(wall, 3),
         "answering_tokens_per_second": round(tokens / wall, 1) if wall > 0 else None,
     }
 
