@@ -1,11 +1,12 @@
 """The prompting page's cost table: per task and backend, the usage of the book's prompted runs
 summed from their records (`prompted.usage`, the answering wall time), with the tokens per
 second of that time; a record made before usage was counted still reads, and is said to count
-nothing."""
+nothing. A run card says its own."""
 
 from conftest import valid_record
 
 from kluebook.book.cost_table import cost_frame, render_cost
+from kluebook.book.run_pages import answering_text
 from kluebook.recording import fingerprints
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import get_task
@@ -33,6 +34,10 @@ def prompted(seed: int, usage: dict | None, wall: float | None, backend="transfo
         "first_parsed": {"guid": "nli-0", "label": "entailment"},
     }
     timing = {"answering_wall_time_s": wall} if wall is not None else {}
+    if usage and wall:
+        timing["answering_tokens_per_second"] = (
+            usage["prompt_tokens"] + usage["completion_tokens"]
+        ) / wall
     return valid_record(
         {
             "task": "nli",
@@ -85,3 +90,12 @@ def test_a_record_without_usage_still_reads_and_counts_nothing():
     assert render_cost([old]) == "No prompted run of this book has counted its cost yet.\n"
     page = render_cost([old, prompted(1, usage(20, 0, 1_800, 60), 2.0)])
     assert "that count their cost (1). Older runs count nothing (1)." in page
+
+
+def test_a_run_card_says_what_answering_asked_and_how_fast():
+    served = prompted(3, usage(60, 60, 5_000, 40, uncounted=2), 0.5, "openai-compatible server")
+    assert answering_text(served.outcome) == (
+        "answering: 60 requests (60 from the response cache), 5,000 prompt and 40 completion "
+        "tokens (2 requests' tokens not reported) in 0.50 s, 10,080 tokens/s"
+    )
+    assert answering_text(prompted(4, None, None).outcome) == ""
