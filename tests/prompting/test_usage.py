@@ -26,21 +26,28 @@ def prompts(tiny_lm, prompted_task, split_items):
     return [tiny_lm.model_input(render_prompt(template, shots, item)) for item in dev[:3]]
 
 
-def test_the_local_backend_counts_the_tokens_it_read_and_wrote(tiny_lm, prompts):
+def test_the_local_backend_counts_the_tokens_it_read_and_wrote(tiny_lm, prompts, monkeypatch):
     import torch
 
     def encode(text):  # as the backend does: a chat template writes its own special tokens
         return tiny_lm.tokenizer(text, add_special_tokens=not tiny_lm.chat).input_ids
 
-    read = [encode(p) for p in prompts]
-    written = 0
-    for ids in read:  # alone, a generation stops at its end of sequence: no padding to count
+    def alone(ids):  # a generation of its own stops at its end of sequence: no padding after it
         with torch.no_grad():
             out = tiny_lm.model.generate(torch.tensor([ids]), max_new_tokens=6, do_sample=False)
-        written += out.shape[1] - len(ids)
+        return out[0, len(ids) :].tolist()
+
+    read = [encode(p) for p in prompts]
+    # The random model writes no end of sequence: take for one a token it writes after one
+    # prompt and not after another, so that a row ends early in its batch, padded after.
+    free = [alone(ids) for ids in read]
+    end = next(t for t in free[0] if any(t not in other for other in free[1:]))
+    monkeypatch.setattr(tiny_lm.model.generation_config, "eos_token_id", end)
+    written = [len(alone(ids)) for ids in read]
+    assert min(written) < max(written) == 6
     before = tiny_lm.usage
     tiny_lm.generate(prompts, 6)
-    assert tiny_lm.usage - before == Usage(3, 0, sum(map(len, read)), written)
+    assert tiny_lm.usage - before == Usage(3, 0, sum(map(len, read)), sum(written))
 
     answers = [" 정치", " IT과학"]
     shared, scored = 0, 0  # the tokens a prompt and all its whole texts begin with; the rest
