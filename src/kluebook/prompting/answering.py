@@ -110,8 +110,10 @@ class Answers:
     choice_logprobs: list[dict[str, float]] = field(default_factory=list)  # rank mode only
     boundary_crossings: int = 0  # rank requests whose tokens crossed the prompt's end
     ungrounded: int = 0  # generated answers that read but are not grounded in their item
-    usage: Usage = Usage()  # what answering the split asked of the model
-    wall_time_s: float = 0.0  # how long answering it took (a measurement, not a count)
+    # What answering the split asked of the model, and how long it took: how it was asked,
+    # not what was answered (two sweeps to the same answers are equal).
+    usage: Usage = field(default=Usage(), compare=False)
+    wall_time_s: float = field(default=0.0, compare=False)
 
 
 def answer_items(
