@@ -41,6 +41,8 @@ MEASUREMENTS = {
     "notebook_wall_time_s",
     "kernel_cpu_s",
     "train_examples_per_second",
+    "answering_wall_time_s",
+    "answering_tokens_per_second",
     "peak_memory_mb",
     "peak_gpu_memory_mb",
     "host",

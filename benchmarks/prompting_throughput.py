@@ -1,5 +1,8 @@
-"""Prompting throughput: prompts per second of the tiny causal LM on CPU, batched and one at a
-time, in both answering modes; the response cache's hit rate on a rerun against a real
+"""Prompting throughput: prompts and tokens per second of the tiny causal LM on CPU, batched and
+one at a time, in both answering modes, next to an independent baseline measured in the same
+run (the same prompts, one request at a time through plain `transformers`: `generate` for each
+prompt, a forward pass over each prompt with each choice), and the ratio; the response cache's
+hit rate on a rerun against a real
 OpenAI-compatible server (`transformers serve` over the same model); and, where a GPU is at
 hand, tokens per second on it (the tiny model, or `--model`).
 
@@ -8,7 +11,8 @@ hand, tokens per second on it (the tiny model, or `--model`).
                                               [--model HUB_ID_OR_FOLDER]
 
 The prompts are the task's own (its standard template and prompting.py) over its smoke data, with
-`--shots` demonstrations drawn from its train split.
+`--shots` demonstrations drawn from its train split. kluebook's tokens are its backend's `usage`
+counts; the baseline's, its own count of the tokens it read and wrote or scored.
 """
 
 import argparse
@@ -16,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kluebook.prompting.answering import answer_items
+from kluebook.prompting.answering import answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
 from kluebook.prompting.registry import task_prompting
@@ -58,15 +62,38 @@ def main() -> None:
         f"{args.threads} thread(s)"
     )
     modes = ["generate", "rank"] if all(item.choices for item in dev) else ["generate"]
+    baseline = PlainTransformers(folder, not lm.chat)
+    prompts = [lm.model_input(text) for text in texts]
     for mode in modes:
-        rates = {}
+        rates, found = {}, {}
         for label, model in ((f"batch {args.batch_size}", lm), ("one at a time", one_at_a_time)):
-            start = time.perf_counter()
-            answer_items(model, template, prompting, dev, shots, mode)
-            rates[label] = len(dev) / (time.perf_counter() - start)
-            print(f"  {mode:8} {label:14} {rates[label]:8.2f} prompts/s")
+            answers = answer_items(model, template, prompting, dev, shots, mode)
+            rates[label] = len(dev) / answers.wall_time_s
+            used = answers.usage.prompt_tokens + answers.usage.completion_tokens
+            found[label] = answers.raw_answers
+            print(
+                f"  {mode:8} {label:14} {rates[label]:8.2f} prompts/s "
+                f"{used / answers.wall_time_s:9,.0f} tokens/s ({answers.usage.requests} "
+                f"requests, {answers.usage.prompt_tokens:,} prompt + "
+                f"{answers.usage.completion_tokens:,} completion tokens)"
+            )
         speedup = rates[f"batch {args.batch_size}"] / rates["one at a time"]
         print(f"  {mode:8} batching is {speedup:.1f}x as fast")
+        start = time.perf_counter()
+        if mode == "generate":
+            plain, used = baseline.generate(prompts, template.max_new_tokens)
+        else:
+            choices = [[template.written(c) for c in item.choices] for item in dev]
+            plain, used = baseline.rank(prompts, choices)
+        seconds = time.perf_counter() - start
+        rate = f"{len(dev) / seconds:8.2f} prompts/s {used / seconds:9,.0f} tokens/s"
+        print(f"  {mode:8} plain transformers, one at a time {rate}")
+        same = sum(a == b for a, b in zip(plain, found[f"batch {args.batch_size}"], strict=True))
+        ratio = rates[f"batch {args.batch_size}"] / (len(dev) / seconds)
+        print(
+            f"  {mode:8} kluebook batched is {ratio:.1f}x as fast as plain transformers "
+            f"({same} of {len(dev)} answers the same)"
+        )
 
     if not args.no_server:
         measure_cache(folder, template, prompting, dev, shots)
@@ -74,6 +101,58 @@ def main() -> None:
         measure_gpu(args, texts, template.max_new_tokens)
     else:
         print("GPU: none here (the GPU figure needs one)")
+
+
+class PlainTransformers:
+    """The baseline: the same model through `transformers` alone, one request at a time."""
+
+    def __init__(self, folder: Path, special_tokens: bool):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(folder)
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32").eval()
+        self.special_tokens = special_tokens
+
+    def _ids(self, text: str):
+        return self.tokenizer(text, return_tensors="pt", add_special_tokens=self.special_tokens)
+
+    def generate(self, prompts: list[str], max_new_tokens: int) -> tuple[list[str], int]:
+        """Each prompt's greedy continuation, and the tokens read and written."""
+        import torch
+
+        answers, tokens = [], 0
+        for prompt in prompts:
+            ids = self._ids(prompt)
+            with torch.inference_mode():
+                out = self.model.generate(
+                    **ids,
+                    max_new_tokens=max_new_tokens,
+                    do_sample=False,
+                    pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+                )
+            new = out[0, ids.input_ids.shape[1] :]
+            answers.append(self.tokenizer.decode(new, skip_special_tokens=True))
+            tokens += ids.input_ids.shape[1] + new.shape[0]
+        return answers, tokens
+
+    def rank(self, prompts: list[str], choices: list[list[str]]) -> tuple[list[str], int]:
+        """Each prompt's most likely choice (one forward pass over the prompt with each choice,
+        the choice's tokens after the prompt's summed), and the tokens read."""
+        import torch
+
+        best, tokens = [], 0
+        for prompt, own in zip(prompts, choices, strict=True):
+            start = self._ids(prompt).input_ids.shape[1]
+            scores = []
+            for choice in own:
+                ids = self._ids(prompt + continuation(prompt, choice)).input_ids
+                with torch.inference_mode():
+                    logits = self.model(input_ids=ids).logits[0, :-1].float()
+                picked = torch.log_softmax(logits, -1).gather(-1, ids[0, 1:, None])[:, 0]
+                scores.append(picked[start - 1 :].sum().item())
+                tokens += ids.shape[1]
+            best.append(own[max(range(len(own)), key=scores.__getitem__)])
+        return best, tokens
 
 
 def measure_cache(folder, template, prompting, dev, shots) -> None:
@@ -89,10 +168,10 @@ def measure_cache(folder, template, prompting, dev, shots) -> None:
                 start = time.perf_counter()
                 answer_items(lm, template, prompting, dev, shots, "generate")
                 seconds = time.perf_counter() - start
-                hit_rate = lm.reused / (lm.reused + lm.asked)
+                hits = lm.usage.cache_hits
                 print(
-                    f"response cache, {sweep:9}: {lm.asked} asked, {lm.reused} from the cache "
-                    f"(hit rate {hit_rate:.0%}), {seconds:.2f} s"
+                    f"response cache, {sweep:9}: {lm.asked} asked, {hits} from the cache "
+                    f"(hit rate {hits / lm.usage.requests:.0%}), {seconds:.2f} s"
                 )
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores, answer_items, continuation
+from kluebook.prompting.answering import RankScores, Usage, answer_items, continuation
 from kluebook.prompting.registry import task_prompting
 from kluebook.tasks.prompt_items import PromptItem
 
@@ -14,12 +14,14 @@ class ScriptedModel:
     def __init__(self, answers=(), scores=None, crossings=0):
         self.answers, self.scores, self.asked = list(answers), scores or {}, []
         self.crossings = crossings
+        self.usage = Usage()
 
     def model_input(self, text):
         return f"<turn>{text}"
 
     def generate(self, prompts, max_new_tokens):
         self.asked.append(("generate", list(prompts), max_new_tokens))
+        self.usage += Usage(len(prompts), 0, 10 * len(prompts), max_new_tokens * len(prompts))
         return self.answers[: len(prompts)]
 
     def loglikelihoods(self, requests):
@@ -132,3 +134,16 @@ def test_answers_that_read_but_are_not_grounded_are_counted_apart_from_unparsabl
         "훈민정음을 만든 임금",
         prompting.fallback_prediction(items[2])["answer"],
     ]
+
+
+def test_the_answers_keep_what_answering_them_asked_not_what_the_model_was_asked_before(
+    prompted_task, split_items
+):
+    template, prompting = task_prompting(prompted_task)
+    _, dev = split_items
+    model = ScriptedModel(answers=["정치"] * 4)
+    answer_items(model, template, prompting, dev[:4], [], mode="generate")
+    answers = answer_items(model, template, prompting, dev[:2], [], mode="generate")
+    budget = template.max_new_tokens
+    assert model.usage == Usage(6, 0, 60, 6 * budget)
+    assert answers.usage == Usage(2, 0, 20, 2 * budget) and answers.wall_time_s > 0

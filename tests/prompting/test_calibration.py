@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores, answer_items
+from kluebook.prompting.answering import RankScores, Usage, answer_items
 from kluebook.prompting.calibration import BINS, calibration, gold_choices
 from kluebook.prompting.corrections import CONTENT_FREE, correct_ranking
 from kluebook.prompting.registry import task_prompting
@@ -58,6 +58,7 @@ class BiasedModel:
 
     def __init__(self):
         self.asked = []
+        self.usage = Usage()  # what a LanguageModel counts; this one counts nothing
 
     def model_input(self, text):
         return f"<turn>{text}"

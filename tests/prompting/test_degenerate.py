@@ -3,7 +3,7 @@ predictors it cannot be told from, and two models with the very same answers."""
 
 from conftest import valid_record
 
-from kluebook.prompting.answering import RankScores, answer_items
+from kluebook.prompting.answering import RankScores, Usage, answer_items
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.results.degenerate import degenerate_reasons, same_answers
@@ -17,7 +17,7 @@ class OneAnswer:
     """A model that ranks one answer first on every item, and generates it every time."""
 
     def __init__(self, answer: str):
-        self.answer = answer
+        self.answer, self.usage = answer, Usage()
 
     def model_input(self, text):
         return text

@@ -77,6 +77,10 @@ def test_every_task_runs_prompted_and_records_its_official_metrics(scratch):
         assert facts["first_prompt"].count(prefix) >= 6  # five answered demonstrations, a query
         assert facts["first_parsed"] and facts["first_answer"] is not None
         assert facts["template_digest"] == record["inputs"]["template"]
+        usage = facts["usage"]  # one request a dev item (WoS: a turn), none from a cache
+        assert usage["requests"] >= 10 and usage["cache_hits"] == 0, task
+        assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0, task
+        assert record["answering_wall_time_s"] > 0 and record["answering_tokens_per_second"] > 0
         if facts["mode"] == "rank":  # WordPiece tokens stop at the space: none crossed
             assert facts["rank_normalisation"] == "none" and facts["boundary_crossings"] == 0
             stem = f"kluebook--tiny-qwen3-{PROMPTED}-seed1"

@@ -72,6 +72,8 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     rebuilt = answer_items(backend(resumed), template, prompting, items, train[:2], "generate")
     second.stop()
     assert rebuilt == answers
+    assert rebuilt.usage.requests == rebuilt.usage.cache_hits == len(items)
+    assert answers.usage.requests - answers.usage.cache_hits == len(asked_again)
     assert len(resumed.answered) == len(asked_again)
 
     # The key went to the server, and nowhere near the cache.

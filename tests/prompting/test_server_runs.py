@@ -76,6 +76,9 @@ def test_a_run_answered_by_a_server_keeps_no_key_nor_address_and_reruns_asking_n
     }
     assert backend["served_model"]["identity"] == record["parameters"]["served_model"]
     assert backend["options"] == {"timeout": 60.0, "retries": 2, "concurrency": 4, "reask": True}
+    usage = record["prompted"]["usage"]  # the forced run's: every answer asked afresh
+    assert (usage["requests"], usage["cache_hits"], usage["uncounted"]) == (4, 0, 0)
+    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
     assert record["predictions"] == str(predictions.relative_to(root))
     assert len({json.loads(line)["guid"] for line in answered.splitlines()}) == 4
 

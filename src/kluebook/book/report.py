@@ -1,12 +1,14 @@
 """The results, generated from the run records before the book is built: the run pages
 (`run_pages`, from each record and its executed notebook), the results page (`results_page`),
 its figures (`result_figures`), its downloads (`downloads`, `model_index`), the status page
-(`status_page`) and the errata page (`errata_page`)."""
+(`status_page`), the errata page (`errata_page`) and the cost of the prompted runs
+(`cost_table`)."""
 
 import json
 from pathlib import Path
 
 from kluebook.book import result_figures
+from kluebook.book.cost_table import render_cost
 from kluebook.book.downloads import downloads
 from kluebook.book.errata_page import render_errata
 from kluebook.book.model_index import write_model_index
@@ -41,6 +43,7 @@ def write_report(
         out_dir / "status.md": render_status(records, unreadable=unreadable),
         out_dir / "this_build.md": build_contents(records),
         out_dir / "errata.md": render_errata(rows, list(all_tasks().values())),
+        out_dir / "prompting_cost.md": render_cost(records),
     }
     for path, text in texts.items():
         write_text_if_changed(path, text)

@@ -131,6 +131,22 @@ def switches_text(spec, outcome: records.Outcome) -> str:
     return f"{listed} ({{ref}}`deviations`)"
 
 
+def answering_text(outcome) -> str:
+    """What answering a prompted run's dev items asked of its model and how fast (empty for a
+    fine-tuned run, or a prompted run recorded before it was counted)."""
+    usage = outcome.prompted.usage if outcome.prompted else None
+    if usage is None:
+        return ""
+    speed = outcome.answering_tokens_per_second
+    rate = f", {speed:,.0f} tokens/s" if speed is not None else ""
+    uncounted = f" ({usage.uncounted:,} requests' tokens not reported)" if usage.uncounted else ""
+    return (
+        f"answering: {usage.requests:,} requests ({usage.cache_hits:,} from the response "
+        f"cache), {usage.prompt_tokens:,} prompt and {usage.completion_tokens:,} completion "
+        f"tokens{uncounted} in {_number(outcome.answering_wall_time_s, ' s', 2)}{rate}"
+    )
+
+
 def card(spec, record: RunRecord) -> str:
     """The run card: what the run is, what it ran on, and how to run it again."""
     task, outcome = spec.task, record.outcome
@@ -145,7 +161,7 @@ def card(spec, record: RunRecord) -> str:
     counts = outcome.counts
     epochs = outcome.recipe.get("epochs")
     speed = outcome.train_examples_per_second
-    throughput = (
+    throughput = answering_text(outcome) or (
         f"{speed:,.1f} training examples/s ({counts.get('train', 0):,} examples × {epochs} "
         f"epochs over {outcome.notebook_wall_time_s} s of notebook time, loading and "
         "evaluation included)"

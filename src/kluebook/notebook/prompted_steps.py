@@ -154,7 +154,9 @@ def finish_prompted_run(
                 lambda lines: run.score(gold, lines),
             ),
             "answers_digest": answers_digest(answers.predictions),
+            "usage": answers.usage.as_dict(),
         },
+        **answering_speed(answers),
     }
     if mode == "rank":
         facts["prompted"]["rank_normalisation"] = template.rank_normalisation
@@ -189,6 +191,17 @@ def calibrate(
             for name, found in corrected.items()
         }
     return facts
+
+
+def answering_speed(answers: Answers) -> dict:
+    """The wall time of answering and its tokens per second (measurements, kept beside the
+    run's other timings, not in `prompted`)."""
+    wall = answers.wall_time_s
+    tokens = answers.usage.prompt_tokens + answers.usage.completion_tokens
+    return {
+        "answering_wall_time_s": round(wall, 3),
+        "answering_tokens_per_second": round(tokens / wall, 1) if wall > 0 else None,
+    }
 
 
 def prompted_model_revision(parameters: dict, revision: str) -> str:

@@ -16,10 +16,13 @@ Two ways of answering (a template's `mode`):
   scored as the line the task gives it (the fallback where it gives none).
 
 The model is any `LanguageModel`: a local causal LM (`local_lm`) or a server (`server_lm`).
+Each counts what it was asked (`Usage`); the answers keep what answering them asked and its
+wall time.
 """
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal, Protocol
 
 from kluebook.common.errors import KluebookError
@@ -28,8 +31,35 @@ from kluebook.tasks.prompt_answers import answer_text
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting, Ungrounded
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What a backend was asked, counted the same way by both backends: requests (a local
+    backend's prompts; a server's HTTP requests, a rank item's echoes each one), those answered
+    from the response cache, the tokens the model read before what it wrote or scored
+    (`prompt_tokens`) and those it wrote (`generate`) or scored as an answer (`rank`,
+    `completion_tokens`), and requests whose tokens a server did not report (`uncounted`, left
+    out of the sums). Counts only: the same run counts the same."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    uncounted: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def __sub__(self, other: "Usage") -> "Usage":
+        return Usage(*(getattr(self, f.name) - getattr(other, f.name) for f in fields(self)))
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
 class LanguageModel(Protocol):
     """What answering asks of a backend."""
+
+    usage: Usage  # everything it has been asked so far
 
     def model_input(self, text: str) -> str:
         """The rendered prompt as the model is given it (its chat template applied, if any)."""
@@ -80,6 +110,10 @@ class Answers:
     choice_logprobs: list[dict[str, float]] = field(default_factory=list)  # rank mode only
     boundary_crossings: int = 0  # rank requests whose tokens crossed the prompt's end
     ungrounded: int = 0  # generated answers that read but are not grounded in their item
+    # What answering the split asked of the model, and how long it took: how it was asked,
+    # not what was answered (two sweeps to the same answers are equal).
+    usage: Usage = field(default=Usage(), compare=False)
+    wall_time_s: float = field(default=0.0, compare=False)
 
 
 def answer_items(
@@ -94,7 +128,13 @@ def answer_items(
     template's by default; `generate` also serves a rank task, through its parser)."""
     if not items:
         raise KluebookError("no items to answer: the split is empty")
-    mode = mode or template.mode
+    started, before = time.perf_counter(), model.usage
+    answers = _answered(model, template, prompting, items, demonstrations, mode or template.mode)
+    cost = {"usage": model.usage - before, "wall_time_s": time.perf_counter() - started}
+    return replace(answers, **cost)
+
+
+def _answered(model, template, prompting, items, demonstrations, mode) -> Answers:
     prompts = [model.model_input(render_prompt(template, demonstrations, item)) for item in items]
     if mode == "rank":
         return _ranked(model, template, prompting, items, prompts)

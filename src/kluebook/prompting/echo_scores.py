@@ -1,14 +1,15 @@
 """Rank scores from a server's echoed log-probabilities: what the cache keeps of an echo
 (completions with `echo` and `logprobs`, `echoed_tokens`) and the rank rule applied to the
 kept echoes of a prompt and of the prompt with each answer (`echoed_scores`), so that the
-server backend ranks answers as the local backend does (`conditioning_length`).
+server backend ranks answers as the local backend does (`conditioning_length`), and counts
+their tokens as it does (`echoed_usage`).
 """
 
 import hashlib
 import json
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores, conditioning_length
+from kluebook.prompting.answering import RankScores, Usage, conditioning_length
 
 # Of an echo, a rank answer keeps the tokens from this many characters before the answer (far
 # more than a token spans) and a digest of those before: the rank rule needs no more.
@@ -49,3 +50,13 @@ def echoed_scores(prompt: dict, wholes: list[dict]) -> RankScores:
         )
     length, crossings = conditioning_length(prompt["tokens"], [w["tokens"] for w in wholes])
     return RankScores([float(sum(w["logprobs"][length:])) for w in wholes], crossings)
+
+
+def echoed_usage(prompt: dict, wholes: list[dict]) -> Usage:
+    """The tokens of the echoes of a prompt and of its whole texts: each answer's scored tokens
+    (after those all share) are its completion, every other token sent is prompt (the one token
+    each echo generates is thrown away, and not counted)."""
+    sent = sum(echo["before"][0] + len(echo["tokens"]) for echo in (prompt, *wholes))
+    length, _ = conditioning_length(prompt["tokens"], [w["tokens"] for w in wholes])
+    scored = sum(len(whole["tokens"]) - length for whole in wholes)
+    return Usage(prompt_tokens=sent - scored, completion_tokens=scored)

@@ -10,6 +10,10 @@ relations cost one prompt, not 30). Position ids count real tokens only, so a pa
 scored as it would be alone. bf16 on a GPU that supports it,
 else float32. The tokenizer's chat template is applied where it has one, unless the run asks
 for the plain prompt (`use_chat_template`).
+
+Its `usage` counts one request per prompt (in rank mode its answers share it), the prompt's
+tokens (in rank mode those the answers are conditioned on, run once) and the tokens generated up
+to the end of sequence (in rank mode each answer's scored tokens); no cache, so no cache hit.
 """
 
 import inspect
@@ -17,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores, conditioning_length
+from kluebook.prompting.answering import RankScores, Usage, conditioning_length
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
 from kluebook.training.checkpoints import model_id
@@ -103,6 +107,7 @@ class LocalCausalLM:
         # `past_key_values` before (and in architectures not yet renamed).
         forward = inspect.signature(self.model.forward).parameters
         self._cache_name = "cache" if "cache" in forward else "past_key_values"
+        self.usage = Usage()
 
     def provenance(self) -> dict:
         """What a run record says about this backend."""
@@ -144,6 +149,10 @@ class LocalCausalLM:
             eos_token_id=self.model.generation_config.eos_token_id,
         )
         answers: list[str] = [""] * len(prompts)
+        ends = (
+            config.eos_token_id if isinstance(config.eos_token_id, list) else [config.eos_token_id]
+        )
+        written = 0
         for batch in self._batches(encoded):
             input_ids, attention_mask = self._left_padded([encoded[i] for i in batch])
             with torch.inference_mode():
@@ -153,6 +162,10 @@ class LocalCausalLM:
             new_tokens = output[:, input_ids.shape[1] :].tolist()
             for index, tokens in zip(batch, new_tokens, strict=True):
                 answers[index] = self.tokenizer.decode(tokens, skip_special_tokens=True)
+                # A row that ended early is padded after its end of sequence.
+                written += next((i + 1 for i, t in enumerate(tokens) if t in ends), len(tokens))
+        read = sum(len(ids) for ids in encoded)
+        self.usage += Usage(len(prompts), 0, read, written)
         return answers
 
     def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
@@ -175,6 +188,8 @@ class LocalCausalLM:
             found = self._after_prompts([contexts[b] for b in batch], [tails[b] for b in batch])
             for index, group_scores in zip(batch, found, strict=True):
                 scores[index] = group_scores
+        scored = sum(len(tail) for own in tails for tail in own)
+        self.usage += Usage(len(requests), 0, sum(len(c) for c in contexts), scored)
         return [RankScores(s, c) for s, c in zip(scores, crossings, strict=True)]
 
     def _after_prompts(

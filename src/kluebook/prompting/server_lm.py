@@ -12,6 +12,11 @@ Only a usable answer is cached or scored: a response with no choices, no content
 is not the API's JSON or, in rank mode, no log-probabilities is the server's error, retried like
 a 5xx and then failed in one line.
 
+Its `usage` counts every request, those answered from the cache among them, and their tokens:
+in `generate` mode as the server reported them (its `usage`, kept in the cache with the answer;
+a request whose answer has none is `uncounted`), in rank mode from the echoed tokens
+(`echoed_usage`), which the cache keeps.
+
 `generate` asks the chat endpoint (the server applies the model's chat template) or, with
 `chat=False`, the completions endpoint with the plain prompt. Rank mode needs the
 log-probabilities of the prompt's own tokens: the completions endpoint with `echo` and
@@ -25,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores
-from kluebook.prompting.echo_scores import echoed_scores, echoed_tokens
+from kluebook.prompting.answering import RankScores, Usage
+from kluebook.prompting.echo_scores import echoed_scores, echoed_tokens, echoed_usage
 from kluebook.prompting.response_cache import DEFAULT_PATH, ResponseCache, request_key
 from kluebook.prompting.served_model import UnusableAnswer, calling, open_client, served_by
 from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
@@ -60,7 +65,7 @@ class ServerLM:
             )
         self.cache = ResponseCache(cache_path)
         self.asked = 0  # requests sent to the server by this backend
-        self.reused = 0  # requests answered from the cache
+        self.usage = Usage()
 
     def provenance(self) -> dict:
         """What a run record says about this backend (not its address, never its key)."""
@@ -84,7 +89,14 @@ class ServerLM:
             ]
         else:
             requests = [{"endpoint": "completions", "prompt": p, **decoding} for p in prompts]
-        return [answer["text"] for answer in self._answers(requests)]
+        answers = self._answers(requests)
+        told = [answer["usage"] for answer in answers if "usage" in answer]
+        self.usage += Usage(
+            prompt_tokens=sum(u["prompt_tokens"] for u in told),
+            completion_tokens=sum(u["completion_tokens"] for u in told),
+            uncounted=len(answers) - len(told),
+        )
+        return [answer["text"] for answer in answers]
 
     def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
         """The echoes of each prompt alone and with each of its answers, scored by the rank
@@ -103,9 +115,12 @@ class ServerLM:
             for text in (prompt, *(prompt + answer for answer in answers))
         ]
         echoes = iter(self._answers(bodies))
-        return [
-            echoed_scores(next(echoes), [next(echoes) for _ in answers]) for _, answers in requests
-        ]
+        scores = []
+        for _, answers in requests:
+            prompt, wholes = next(echoes), [next(echoes) for _ in answers]
+            scores.append(echoed_scores(prompt, wholes))
+            self.usage += echoed_usage(prompt, wholes)
+        return scores
 
     def _answers(self, requests: list[dict]) -> list[dict]:
         """The answer of every request: from the cache (unless `reask`), else asked and kept
@@ -114,7 +129,7 @@ class ServerLM:
         keys = [request_key({**served, **request}) for request in requests]
         answers = [None if self.options.reask else self.cache.get(key) for key in keys]
         missing = [i for i, answer in enumerate(answers) if answer is None]
-        self.reused += len(requests) - len(missing)
+        self.usage += Usage(len(requests), len(requests) - len(missing))
         if not missing:
             return answers
         failure = None
@@ -149,13 +164,13 @@ class ServerLM:
             text = getattr(message, "content", None)
             if not isinstance(text, str):
                 raise UnusableAnswer("an answer with no content")
-            return {"text": text}
+            return {"text": text, **_reported(response)}
         response = self.client.completions.create(model=self.model, **body)
         choice = _first_choice(response)
         if "answer_from" not in request:
             if not isinstance(getattr(choice, "text", None), str):
                 raise UnusableAnswer("an answer with no text")
-            return {"text": choice.text}
+            return {"text": choice.text, **_reported(response)}
         echo = echoed_tokens(
             getattr(choice, "logprobs", None),
             request["answer_from"],
@@ -175,3 +190,10 @@ def _first_choice(response):
     if not choices:
         raise UnusableAnswer("an answer with no choices")
     return choices[0]
+
+
+def _reported(response) -> dict:
+    """The tokens the server says a response read and wrote, where it says both."""
+    usage = getattr(response, "usage", None)
+    told = {k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens")}
+    return {"usage": told} if all(isinstance(v, int) for v in told.values()) else {}

@@ -107,6 +107,20 @@ class Correction(BaseModel):
     measured: dict[str, float]
 
 
+class Usage(BaseModel):
+    """What answering a prompted run asked of its model (`kluebook.prompting.answering.Usage`):
+    counts, the same for the same run; its wall time is the outcome's, with the other
+    measurements."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requests: int
+    cache_hits: int  # requests answered from the server backend's response cache
+    prompt_tokens: int
+    completion_tokens: int  # generated, or in rank mode scored as an answer
+    uncounted: int = 0  # requests whose tokens the server did not report (not in the sums)
+
+
 class Prompted(BaseModel):
     """How a prompted run asked its model (`kluebook.prompting`) and what it could not read."""
 
@@ -142,6 +156,7 @@ class Prompted(BaseModel):
     # the template's corrections, each beside the uncorrected metrics, never replacing them.
     calibration: Calibration | None = None
     corrections: dict[str, Correction] | None = None
+    usage: Usage | None = None  # absent from records made before it was counted
 
 
 class Errata(BaseModel):
@@ -176,6 +191,9 @@ class Outcome(BaseModel):
     notebook_wall_time_s: float | None = None
     kernel_cpu_s: float | None = None
     train_examples_per_second: float | None = None
+    # A prompted run's answering step: its wall time, and the tokens of its `usage` per second.
+    answering_wall_time_s: float | None = None
+    answering_tokens_per_second: float | None = None
     peak_memory_mb: float | None = None
     peak_gpu_memory_mb: float | None = None
     intervals: dict[str, Interval] | None = None  # bootstrap intervals of the metrics
