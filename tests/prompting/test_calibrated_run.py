@@ -61,6 +61,10 @@ def test_the_record_keeps_calibration_and_each_correction_beside_the_uncorrected
         assert sum(b.count for b in found.calibration.bins) == 12
         assert set(found.measured) == set(choices)
     assert sum(prompted.corrections["contextual"].measured.values()) == pytest.approx(1, abs=1e-3)
+    # Each correction's own requests are counted apart from the answering's: three content-free
+    # queries for the prior, one answer-prefix prompt for PMI, each scoring every choice.
+    assert prompted.corrections["contextual"].usage.requests == 3
+    assert prompted.corrections["pmi"].usage.requests == 1
     # The headline is the uncorrected ranking: the run's metrics are its predictions' own.
     for line in lines:  # every line's label is its own best-scored choice, uncorrected
         best = max(line["choice_logprobs"], key=line["choice_logprobs"].get)

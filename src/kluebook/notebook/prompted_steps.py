@@ -187,6 +187,7 @@ def calibrate(
                 "metrics": run.score(gold, found.predictions),
                 "calibration": calibration(item_probabilities(items, found.scores), gold_choice),
                 "measured": {c: round(v, DIGITS) for c, v in found.measured.items()},
+                "usage": found.usage.as_dict(),
             }
             for name, found in corrected.items()
         }

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import Answers, LanguageModel, continuation, ranking_scores
+from kluebook.prompting.answering import (
+    Answers,
+    LanguageModel,
+    Usage,
+    continuation,
+    ranking_scores,
+)
 from kluebook.prompting.render import render_prompt
 from kluebook.tasks.prompt_answers import choice_probabilities
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting
@@ -42,6 +48,7 @@ class Corrected:
     predictions: list[dict]
     scores: list[dict[str, float]]
     measured: dict[str, float]  # contextual: the prior; pmi: the answer-alone log-likelihoods
+    usage: Usage  # what measuring it asked of the model (the answering's own is `Answers`')
 
 
 def correct_ranking(
@@ -59,6 +66,7 @@ def correct_ranking(
     choices = shared_choices(items)
     found = {}
     for name in template.corrections:
+        before = model.usage
         if name == "contextual":
             measured = content_free_prior(model, template, demonstrations, choices)
             subtracted = {c: float(np.log(max(p, SMALLEST_PRIOR))) for c, p in measured.items()}
@@ -68,7 +76,7 @@ def correct_ranking(
             ranked = answers.choice_logprobs
         scores = [{c: own[c] - subtracted[c] for c in choices} for own in ranked]
         lines = [prompting.rank_prediction(i, s) for i, s in zip(items, scores, strict=True)]
-        found[name] = Corrected(lines, scores, measured)
+        found[name] = Corrected(lines, scores, measured, model.usage - before)
     return found
 
 

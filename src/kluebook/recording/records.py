@@ -74,6 +74,20 @@ class Baseline(BaseModel):
     metrics: dict[str, float | None]
 
 
+class Usage(BaseModel):
+    """What answering a prompted run asked of its model (`kluebook.prompting.answering.Usage`):
+    counts, the same for the same run; its wall time is the outcome's, with the other
+    measurements."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requests: int
+    cache_hits: int  # requests answered from the server backend's response cache
+    prompt_tokens: int
+    completion_tokens: int  # generated, or in rank mode scored as an answer
+    uncounted: int = 0  # requests whose tokens the server did not report (not in the sums)
+
+
 class ReliabilityBin(BaseModel):
     """One equal-width confidence bin: its items, their mean confidence and accuracy."""
 
@@ -105,20 +119,7 @@ class Correction(BaseModel):
     metrics: dict[str, float | None]
     calibration: Calibration
     measured: dict[str, float]
-
-
-class Usage(BaseModel):
-    """What answering a prompted run asked of its model (`kluebook.prompting.answering.Usage`):
-    counts, the same for the same run; its wall time is the outcome's, with the other
-    measurements."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    requests: int
-    cache_hits: int  # requests answered from the server backend's response cache
-    prompt_tokens: int
-    completion_tokens: int  # generated, or in rank mode scored as an answer
-    uncounted: int = 0  # requests whose tokens the server did not report (not in the sums)
+    usage: Usage | None = None  # the requests measuring it made (absent from earlier records)
 
 
 class Prompted(BaseModel):
