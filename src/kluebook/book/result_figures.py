@@ -154,9 +154,13 @@ def task_figure(task, rows, published, path: Path) -> None:
 MODEL_COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 
 
-def _sensitivity_panel(ax, sweep, metric) -> None:
+def _model_marker(marker: str, colour: str, label: str, alpha: float = 1.0) -> Line2D:
+    return Line2D([], [], marker=marker, ls="", color=colour, alpha=alpha, label=label)
+
+
+def _sensitivity_panel(ax, sweep, metric, models: list[str]) -> None:
+    """One sweep's panel on one metric: a row per model and template, the models in colour."""
     spreads = [s for s in sweep.spreads if s.metric == metric.key]
-    models = list(dict.fromkeys(s.model for s in spreads))
     labels, values, y = [], [], 0
     for spread in spreads:
         colour = MODEL_COLOURS[models.index(spread.model) % len(MODEL_COLOURS)]
@@ -168,7 +172,7 @@ def _sensitivity_panel(ax, sweep, metric) -> None:
                 [score.mean], [y], xerr=error, fmt="D", ms=7, color=colour, capsize=4, zorder=3
             )
             values += [*score.values, *((low, high) if score.interval else ())]
-            labels.append(f"{spread.model}\n{score.template}")
+            labels.append(score.template)
             y += 1
     ax.set_yticks(range(len(labels)), labels)
     ax.set_ylim(max(1, len(labels)) - 0.5, -0.5)
@@ -185,8 +189,8 @@ def _sensitivity_panel(ax, sweep, metric) -> None:
 
 def sensitivity_figure(task, sweeps, path: Path) -> None:
     """The sensitivity figure of one task: a panel per sweep over templates and metric, a row
-    per model and template, its mean with its 95% interval and each demonstration seed's score
-    (`results.sensitivity`)."""
+    per model and template (the model told by its colour, in the legend), its mean with its 95%
+    interval and each demonstration seed's score (`results.sensitivity`)."""
     layout = [
         (sweep, metric)
         for sweep in sweeps
@@ -194,17 +198,26 @@ def sensitivity_figure(task, sweeps, path: Path) -> None:
         if any(s.metric == metric.key for s in sweep.spreads)
     ]
     heights = [
-        0.72 * sum(len(s.templates) for s in sweep.spreads if s.metric == metric.key) + 1.4
+        0.5 * sum(len(s.templates) for s in sweep.spreads if s.metric == metric.key) + 1.4
         for sweep, metric in layout
     ]
+    models = list(dict.fromkeys(s.model for sweep, _ in layout for s in sweep.spreads))
+    entries = [
+        _model_marker("D", MODEL_COLOURS[i % len(MODEL_COLOURS)], f"{model}: mean, 95% interval")
+        for i, model in enumerate(models)
+    ]
+    entries.append(_model_marker("o", COLOURS["smoke"], "one demonstration seed", alpha=0.45))
+    legend_height = 0.3 * len(entries) + 0.35
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(WIDTH, sum(heights)))
+        height = sum(heights) + legend_height
+        fig = Figure(figsize=(WIDTH, height))
         axes = fig.subplots(len(layout), 1, squeeze=False, height_ratios=heights)
         for ax, (sweep, metric) in zip(axes[:, 0], layout, strict=True):
-            _sensitivity_panel(ax, sweep, metric)
+            _sensitivity_panel(ax, sweep, metric, models)
         fig.suptitle(
             f"{task.title}: by prompt template", x=0.02, ha="left", fontsize=13, fontweight="bold"
         )
-        fig.tight_layout()
+        fig.legend(handles=entries, loc="lower center", ncol=1, frameon=False, handletextpad=0.3)
+        fig.tight_layout(rect=(0, legend_height / height, 1, 1))
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
