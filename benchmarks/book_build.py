@@ -6,11 +6,12 @@ commit first, one after the other on this machine, and the ratio of the two.
     python benchmarks/book_build.py --against 53c4b11 [--jobs 2] [--tasks wos,ynat]
 
 It clones the repository (its committed state, HEAD) into a scratch folder, then times what
-`make book` does there: `kluebook book --jobs N --quiet` (every smoke run of configs/smoke.yaml,
-the generated pages, the site), then the same command again with nothing changed. By default the
-clone runs with this interpreter's environment (PYTHONPATH set to the clone's src/), so the
-install is not timed; --install times `make` creating the clone's own .venv first (minutes, and
-it needs the package index or a wheel cache). --workdir reuses a clone already there.
+`make book` does there: `kluebook book --jobs N --quiet` (every smoke run of configs/smoke.yaml
+and the smoke book's prompted runs, the generated pages, the site), then the same command again
+with nothing changed. By default the clone runs with this interpreter's environment (PYTHONPATH
+set to the clone's src/), so the install is not timed; --install times `make` creating the
+clone's own .venv first (minutes, and it needs the package index or a wheel cache). --workdir
+reuses a clone already there.
 
 --against COMMIT builds that commit first, in a clone of its own (its own results/ and .cache/,
 so nothing is shared), then HEAD, and prints both figures and HEAD's share of the commit's. Wall
@@ -75,18 +76,23 @@ def timed(
 
 
 def smoke_records(clone: Path) -> dict[str, list[dict]]:
-    """The succeeded smoke run records, per task."""
+    """The succeeded smoke run records, per task, a task's prompted runs apart (`nli prompted`)."""
     records: dict[str, list[dict]] = {}
     for path in sorted((clone / "results" / "smoke").glob("*/*.json")):
         record = json.loads(path.read_text())
         if record.get("status") == "succeeded":
-            records.setdefault(record["task"], []).append(record)
+            prompted = " prompted" if record.get("method") == "prompted" else ""
+            records.setdefault(record["task"] + prompted, []).append(record)
     return records
 
 
 def floor_scores(task: str, records: list[dict]) -> str:
-    """Each seed's score on the task's smoke-floor metric, and the floor."""
-    floor = get_task(task).smoke_floor
+    """Each seed's score on the task's smoke-floor metric, and the floor (which fine-tuned runs
+    must pass; a prompted run of the tiny random causal LM has none: its runs are only counted)."""
+    name, _, prompted = task.partition(" ")
+    if prompted:
+        return f"{len(records)} runs (prompted: shots, templates and seeds)"
+    floor = get_task(name).smoke_floor
     scores = " / ".join(f"{r['metrics'][floor['metric']]:.1f}" for r in records)
     return f"{floor['metric']} {scores} (floor {floor['value']:g})"
 
@@ -160,7 +166,7 @@ def report(build: Build, jobs: int, cpus: int) -> None:
             statistics.mean(r.get(key) or float("nan") for r in records)
             for key in ("wall_time_s", "notebook_wall_time_s", "kernel_cpu_s")
         )
-        print(f"  {task:5} {wall:6.1f} {notebook:6.1f} {cpu:6.1f}   {floor_scores(task, records)}")
+        print(f"  {task:14} {wall:6.1f} {notebook:6.1f} {cpu:6.1f}   {floor_scores(task, records)}")
     total = build.kernel_cpu_s
     print(f"  all runs: {total:.0f} CPU s in kernels, {total / cpus:.0f} s on {cpus} cores")
     if build.output_tail:

@@ -1,8 +1,9 @@
 """The oracle test of the prompted track: gold answers, written in each template's answer format
 and answer words (or, for a ranked task, log-likelihoods peaked on the gold), read back as a run
 reads them and scored by the task's official `score`, give every official metric its maximum,
-for every template of every task; corrupted answers lower
-it, and those the parser cannot read are counted and scored as the always-wrong fallback.
+for every template of every task (each its own case); garbage, and answers of a wrong structure
+or truncated, written in each template's words, lower it, and those the parser cannot read are
+counted and scored as the always-wrong fallback.
 
 Run on every task's smoke dev data and, where KLUEBOOK_DATA_DIR has them, the real dev files.
 """
@@ -16,11 +17,13 @@ import pytest
 from kluebook.common.json_files import read_jsonl, write_jsonl
 from kluebook.prompting.registry import task_prompting
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import get_task
+from kluebook.tasks import all_tasks, get_task
 from kluebook.tasks.prompt_answers import answer_text, other_than
 from kluebook.tasks.prompt_items import Ungrounded, template_names
 
-TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
+# Every task that can be prompted (its folder holds templates), and each of its templates.
+TASKS = tuple(name for name, task in all_tasks().items() if template_names(task.folder))
+TEMPLATES = [(task, name) for task in TASKS for name in template_names(get_task(task).folder)]
 PEAK = -30.0  # the log-likelihood of every choice but the one a test peaks on
 GARBAGE = "잘 모르겠습니다.\n다시 물어봐 주세요."
 RANKED = [name for name in TASKS if task_prompting(name)[0].mode == "rank"]
@@ -113,12 +116,14 @@ def assert_all_lower(scores: dict, best: dict) -> None:
             assert value < best[key] - 1e-9, key
 
 
-def test_gold_answers_score_the_maximum_with_every_template(task_name, dev, tmp_path):
-    for name in templates(task_name):
-        assert_gold_scores_the_maximum(task_name, name, dev, tmp_path)
+def test_every_template_of_every_task_is_a_case():
+    assert set(TASKS) >= {"ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos"}
+    assert {name for _, name in TEMPLATES} >= {"standard", "brief", "reworded"}
+    assert len(TEMPLATES) == sum(len(templates(task)) for task in TASKS) >= 3 * len(TASKS)
 
 
-def assert_gold_scores_the_maximum(task_name, name, dev, tmp_path):
+@pytest.mark.parametrize(("task_name", "name"), TEMPLATES)
+def test_gold_answers_score_the_maximum_with_every_template(task_name, name, dev, tmp_path):
     template, module = task_prompting(task_name, name)
     items = module.prompt_items(dev)
     best = maximum(task_name, dev)
@@ -163,10 +168,11 @@ def test_gold_answers_read_through_the_prefix_and_a_next_example(task_name, dev)
         assert scores == {key: pytest.approx(v) for key, v in best.items()}, name
 
 
-def test_garbage_is_unreadable_and_scores_lower(task_name, dev):
+@pytest.mark.parametrize(("task_name", "name"), TEMPLATES)
+def test_garbage_is_unreadable_and_scores_lower(task_name, name, dev):
     _, module = task_prompting(task_name)
     items = module.prompt_items(dev)
-    lines = [module.parse_answer(item, GARBAGE) for item in items]
+    lines = [read(task_name, name, item, GARBAGE) for item in items]
     scores, unreadable = scored(task_name, dev, items, lines)
     assert unreadable == len(items)
     assert_all_lower(scores, maximum(task_name, dev))
@@ -194,12 +200,12 @@ WRONG_STRUCTURE = {
 }
 
 
-@pytest.mark.parametrize("task_name", GENERATED)
-def test_answers_in_a_wrong_structure_are_unreadable(task_name, dev):
-    _, module = task_prompting(task_name)
+@pytest.mark.parametrize(("task_name", "name"), [c for c in TEMPLATES if c[0] in GENERATED])
+def test_answers_in_a_wrong_structure_are_unreadable(task_name, name, dev):
+    template, module = task_prompting(task_name, name)
     corrupt, breaks = WRONG_STRUCTURE[task_name]
     items = module.prompt_items(dev)
-    lines = [module.parse_answer(item, corrupt(item.answer)) for item in items]
+    lines = [read(task_name, name, item, corrupt(template.written(item.answer))) for item in items]
     scores, unreadable = scored(task_name, dev, items, lines)
     expected = sum(breaks(item.answer) for item in items)
     assert expected > 0
@@ -209,13 +215,17 @@ def test_answers_in_a_wrong_structure_are_unreadable(task_name, dev):
     assert_all_lower(scores, maximum(task_name, dev))
 
 
-@pytest.mark.parametrize("task_name", GENERATED)
-def test_truncated_answers_score_lower(task_name, dev):
+@pytest.mark.parametrize(("task_name", "name"), [c for c in TEMPLATES if c[0] in GENERATED])
+def test_truncated_answers_score_lower(task_name, name, dev):
     """An answer cut in half is unreadable where its structure breaks (the tagged sentence, the
-    list of arcs) and a wrong answer where it does not (a shorter span, fewer slots)."""
-    _, module = task_prompting(task_name)
+    list of arcs) and a wrong answer where it does not (a shorter span, fewer slots), with
+    every template."""
+    template, module = task_prompting(task_name, name)
     items = module.prompt_items(dev)
-    lines = [module.parse_answer(item, item.answer[: len(item.answer) // 2]) for item in items]
+    written = [template.written(item.answer) for item in items]
+    lines = [
+        read(task_name, name, i, a[: len(a) // 2]) for i, a in zip(items, written, strict=True)
+    ]
     scores, unreadable = scored(task_name, dev, items, lines)
     if task_name in ("ner", "dp"):
         assert unreadable == len(items)

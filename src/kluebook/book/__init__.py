@@ -2,6 +2,6 @@
 generated from the task registry and the run records before it is built (`report` writes them:
 the task table, prediction formats and methods pages, `registry_pages`; the task landing pages
 and the table of contents, `pages`; the run pages; the results page with the KLUE table, the
-gap to the published numbers, its figures and downloads; the errata page and the corrected
-values, `errata_page`; the status page; the cost of the prompted runs on the prompting
-page, `cost_table`)."""
+gap to the published numbers, its figures and downloads; the sensitivity to the prompt,
+`prompt_sensitivity`; the errata page and the corrected values, `errata_page`; the status
+page; the cost of the prompted runs on the prompting page, `cost_table`)."""

@@ -14,6 +14,7 @@ from kluebook.book import registry_pages
 from kluebook.book.errata_page import task_errata
 from kluebook.book.klue_table import sections_for, table_html
 from kluebook.book.myst import list_table
+from kluebook.book.prompt_sensitivity import sensitivity_markdown
 from kluebook.book.results_page import figure_path
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, ROOT, RUNS
@@ -25,6 +26,7 @@ from kluebook.results.aggregation import (
     run_configuration,
 )
 from kluebook.results.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
+from kluebook.results.sensitivity import sweeps
 from kluebook.results.uncertainty import resolution_text, scores_text
 from kluebook.tasks import Task, all_tasks
 
@@ -120,6 +122,8 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         "test scores; smoke runs on axes of their own, the dashed line their floor.\n:::\n",
         "### What its dev set can resolve\n",
         resolution_text(task, records),
+        "### Sensitivity to the prompt\n",
+        sensitivity_markdown(task, sweeps(task, rows)),
         task_errata(task),
         "## Runs\n",
     ]

@@ -1,8 +1,8 @@
 """The results, generated from the run records before the book is built: the run pages
 (`run_pages`, from each record and its executed notebook), the results page (`results_page`),
-its figures (`result_figures`), its downloads (`downloads`, `model_index`), the status page
-(`status_page`), the errata page (`errata_page`) and the cost of the prompted runs
-(`cost_table`)."""
+its figures and each task's sensitivity figure (`result_figures`), its downloads
+(`downloads`, `model_index`), the status page (`status_page`), the errata page (`errata_page`)
+and the cost of the prompted runs (`cost_table`)."""
 
 import json
 from pathlib import Path
@@ -13,6 +13,7 @@ from kluebook.book.downloads import downloads
 from kluebook.book.errata_page import render_errata
 from kluebook.book.model_index import write_model_index
 from kluebook.book.pages import write_pages
+from kluebook.book.prompt_sensitivity import sensitivity_figure_path
 from kluebook.book.results_page import build_contents, figure_path, render
 from kluebook.book.run_pages import render_page
 from kluebook.book.status_page import render_status
@@ -21,6 +22,7 @@ from kluebook.common.paths import GENERATED, RESULTS, ROOT
 from kluebook.recording.records import RunRecord, Unreadable, read_records
 from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.results.pooling import code_today, stale_reason
+from kluebook.results.sensitivity import sweeps
 from kluebook.running.run_spec import spec_of
 from kluebook.tasks import all_tasks
 
@@ -52,6 +54,11 @@ def write_report(
         path = figure_path(task, out_dir)
         result_figures.task_figure(task, rows, published, path)
         paths.append(path)
+        found = sweeps(task, rows)
+        if found:  # the task's page shows it
+            path = sensitivity_figure_path(task, out_dir)
+            result_figures.sensitivity_figure(task, found, path)
+            paths.append(path)
     paths += write_model_index(rows, out_dir / "model-index")
     return paths
 

@@ -1,4 +1,5 @@
-"""The results figure of each task, built from the run records when the report is written.
+"""The results figure of each task, built from the run records when the report is written, and
+the sensitivity figure of each task with a sweep over prompt templates (`sensitivity_figure`).
 
 One panel per metric, stacked, so the figure stays narrow enough to read on a phone: a row per
 model, each seed's dev score a dot, their mean a diamond with a bar of ± one sd, and each
@@ -145,4 +146,78 @@ def task_figure(task, rows, published, path: Path) -> None:
         fig.tight_layout(rect=(0, legend_height / height, 1, 1))
         path.parent.mkdir(parents=True, exist_ok=True)
         # "tight": the canvas grows to whatever a long label or the legend needs.
+        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
+
+
+# The colours of the models of a sensitivity figure, in turn (the Okabe-Ito palette, told apart
+# without colour vision as well).
+MODEL_COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
+
+
+def _model_marker(marker: str, colour: str, label: str, alpha: float = 1.0) -> Line2D:
+    return Line2D([], [], marker=marker, ls="", color=colour, alpha=alpha, label=label)
+
+
+def _sensitivity_panel(ax, sweep, metric, models: list[str]) -> None:
+    """One sweep's panel on one metric: a row per model and template, the models in colour."""
+    spreads = [s for s in sweep.spreads if s.metric == metric.key]
+    labels, values, y = [], [], 0
+    for spread in spreads:
+        colour = MODEL_COLOURS[models.index(spread.model) % len(MODEL_COLOURS)]
+        for score in spread.templates:
+            ax.scatter(score.values, [y] * len(score.values), s=28, color=colour, alpha=0.45)
+            low, high = (score.interval.low, score.interval.high) if score.interval else (0, 0)
+            error = [[score.mean - low], [high - score.mean]] if score.interval else None
+            ax.errorbar(
+                [score.mean], [y], xerr=error, fmt="D", ms=7, color=colour, capsize=4, zorder=3
+            )
+            values += [*score.values, *((low, high) if score.interval else ())]
+            labels.append(score.template)
+            y += 1
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_ylim(max(1, len(labels)) - 0.5, -0.5)
+    low, high = (min(values), max(values)) if values else (0.0, 100.0)
+    pad = max(2.0, 0.08 * (high - low))
+    ax.set_xlim(max(0.0, low - pad), min(100.0, high + pad) if high <= 100 else high + pad)
+    title = f"{metric.label}: {sweep.profile}, {sweep.setting}"
+    ax.set_title("\n".join(textwrap.wrap(title, 36)), loc="left", fontsize=12)
+    smoke = sweep.profile == "smoke"
+    ax.set_xlabel("pipeline check, not a KLUE score" if smoke else "score (0–100)")
+    ax.grid(axis="x", alpha=0.35)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def sensitivity_figure(task, sweeps, path: Path) -> None:
+    """The sensitivity figure of one task: a panel per sweep over templates and metric, a row
+    per model and template (the model told by its colour, in the legend), its mean with its 95%
+    interval and each demonstration seed's score (`results.sensitivity`)."""
+    layout = [
+        (sweep, metric)
+        for sweep in sweeps
+        for metric in task.metrics
+        if any(s.metric == metric.key for s in sweep.spreads)
+    ]
+    heights = [
+        0.5 * sum(len(s.templates) for s in sweep.spreads if s.metric == metric.key) + 1.4
+        for sweep, metric in layout
+    ]
+    models = list(dict.fromkeys(s.model for sweep, _ in layout for s in sweep.spreads))
+    entries = [
+        _model_marker("D", MODEL_COLOURS[i % len(MODEL_COLOURS)], f"{model}: mean, 95% interval")
+        for i, model in enumerate(models)
+    ]
+    entries.append(_model_marker("o", COLOURS["smoke"], "one demonstration seed", alpha=0.45))
+    legend_height = 0.3 * len(entries) + 0.35
+    with matplotlib.rc_context(STYLE):
+        height = sum(heights) + legend_height
+        fig = Figure(figsize=(WIDTH, height))
+        axes = fig.subplots(len(layout), 1, squeeze=False, height_ratios=heights)
+        for ax, (sweep, metric) in zip(axes[:, 0], layout, strict=True):
+            _sensitivity_panel(ax, sweep, metric, models)
+        fig.suptitle(
+            f"{task.title}: by prompt template", x=0.02, ha="left", fontsize=13, fontweight="bold"
+        )
+        fig.legend(handles=entries, loc="lower center", ncol=1, frameon=False, handletextpad=0.3)
+        fig.tight_layout(rect=(0, legend_height / height, 1, 1))
+        path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")

@@ -1,5 +1,6 @@
 """The generated part of the results page (MyST Markdown): the KLUE table, the gap to the
-published numbers, a figure per task, the downloads and the failed runs."""
+published numbers, a figure per task, the prompted scores' sensitivity to the prompt, the
+downloads and the failed runs."""
 
 from pathlib import Path
 
@@ -14,12 +15,14 @@ from kluebook.book.klue_table import (
     short_name,
     table_html,
 )
+from kluebook.book.prompt_sensitivity import results_section
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.recording.fingerprints import PROMPTED
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.results.links import ERRATA_PAGE, RESULTS_PAGE, STATUS_PAGE
 from kluebook.results.pooling import run_key
+from kluebook.results.sensitivity import sweeps
 from kluebook.tasks import Task, all_tasks
 
 
@@ -68,6 +71,7 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "diamond and bar their mean ± sd, the crosses the published test scores. Smoke runs "
         "have panels of their own, below, with the task's smoke floor as a dashed line: a "
         "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
+        results_section([(task, sweeps(task, rows)) for task in tasks]),
         downloads_markdown(rows),
     ]
     failed = [r for r in records if r.status in ("failed", "interrupted")]

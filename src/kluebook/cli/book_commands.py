@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kluebook.cli.choices import Execution, Selection, run_options
+from kluebook.cli.choices import Execution, Selection, book_selections, run_options
 from kluebook.cli.options import (
     DataDir,
     DataSource,
@@ -67,6 +67,11 @@ def book(
 ) -> None:
     """Run the notebooks, write the results table, and build the site (warnings are errors).
 
+    Without --matrix, --models, --seeds, --data-source, --data-dir or --set, the smoke book
+    also runs the prompted smoke runs of every task (the tiny causal LM, 0 and 5 shots) and
+    NLI's sweep over prompt templates and demonstration seeds (`prompt-sensitivity`), cut to
+    the --tasks given.
+
     The site lands in `<path-output>/_build/html`. Notebooks are executed by the runner only;
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
@@ -83,7 +88,8 @@ def book(
         executor=executor, jobs=jobs, threads=threads, scheduler=scheduler, resources=resources
     )
     started = time.perf_counter()
-    ok = no_run or execute_runs(run_options(selection), force, quiet, execution)
+    asked = book_selections(selection)  # the profile's matrix, and its book sweeps
+    ok = no_run or execute_runs([run_options(s) for s in asked], force, quiet, execution)
     ran = time.perf_counter()
     write_generated_pages(force=force)
     written = time.perf_counter()

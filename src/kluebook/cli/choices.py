@@ -2,7 +2,7 @@
 into the plan's options by `run_options`) and where they execute (`Execution`, whose executor
 `make_executor` makes)."""
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from kluebook.cli.options import check_base_url, parse_seeds, parse_settings, split_names
@@ -119,6 +119,32 @@ class Selection:
         """The selection among a command's options, given by name (its `locals()`)."""
         chosen = {f.name: options[f.name] for f in fields(cls)}
         return cls(**{**chosen, "settings": tuple(chosen["settings"])})
+
+
+# The runs a profile's book adds to its own matrix's (`kluebook book` as `make book` calls it):
+# shipped sweeps of configs/sweeps, each with the tasks it is cut to (None: every task). The
+# smoke book adds the prompted smoke runs of every task (the tiny causal LM, 0 and 5 shots) and
+# NLI's sweep over templates and demonstration seeds, which its sensitivity figure draws.
+BOOK_SWEEPS: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
+    "smoke": (("prompted-smoke", None), ("prompt-sensitivity", ("nli",))),
+}
+
+
+def book_selections(selection: Selection) -> list[Selection]:
+    """The runs `kluebook book` executes: the selection's, and where it is its profile's own
+    matrix (no --matrix, --models, --seeds, --data-source, --data-dir or --set), the profile's
+    book sweeps (`BOOK_SWEEPS`), cut to the --tasks given."""
+    chosen = [selection]
+    own = Selection(profile=selection.profile, tasks=selection.tasks)
+    if selection != own:
+        return chosen
+    asked = split_names(selection.tasks)
+    for sweep, tasks in BOOK_SWEEPS.get(selection.profile, ()):
+        names = asked if tasks is None else [t for t in tasks if not asked or t in asked]
+        if names == []:  # a sweep of other tasks than those asked for
+            continue
+        chosen.append(replace(own, tasks=",".join(names) if names else None, matrix=Path(sweep)))
+    return chosen
 
 
 def run_options(

@@ -41,13 +41,14 @@ from kluebook.common.paths import ROOT
 from kluebook.prompting.server_options import ServerOptions
 
 
-def execute_runs(options, force: bool, quiet: bool, execution: Execution) -> bool:
-    """Execute the runs `options` ask for (checked and pinned first), on the executor
-    `execution` names; True when none failed."""
+def execute_runs(options: list, force: bool, quiet: bool, execution: Execution) -> bool:
+    """Execute the runs each of `options` asks for (all checked and pinned first), together on
+    the executor `execution` names; True when none failed."""
     from kluebook.running import runner  # lazy: CLI start-up
     from kluebook.running.run_plan import prepare  # lazy: CLI start-up
 
-    specs = prepare(options)  # a command refused here has started and written nothing
+    # A command refused here has started and written nothing.
+    specs = [spec for asked in options for spec in prepare(asked)]
     executor = make_executor(execution)
     if force or not all(spec.record_path.exists() for spec in specs):
         executor.start_kernels(len(specs))  # while the runs are fingerprinted
@@ -188,7 +189,7 @@ def run(
             typer.echo(f"{verb}: {spec.task.name} {spec.name}: {state}")
         typer.echo(f"would execute {len(chosen)} of {len(states)} runs (dry run: none executed)")
         return
-    if not execute_runs(options, force, quiet, execution):
+    if not execute_runs([options], force, quiet, execution):
         raise typer.Exit(1)
 
 
