@@ -68,7 +68,7 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "diamond and bar their mean ± sd, the crosses the published test scores. Smoke runs "
         "have panels of their own, below, with the task's smoke floor as a dashed line: a "
         "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
-        downloads_markdown(rows),
+        downloads_markdown(rows, records, root),
     ]
     failed = [r for r in records if r.status in ("failed", "interrupted")]
     if failed:

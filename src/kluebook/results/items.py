@@ -1,0 +1,146 @@
+"""A run's dev items as one table: each item's text, gold, prediction, whether they agree and,
+where the prediction line holds one, the model's confidence.
+
+The prediction lines are the run's predictions file; the gold and the text come from the dev
+split the run scored (its data source, folder and revision), put in the predictions' format by
+the task's `gold_predictions` and matched to them by the task's keys. Where that split cannot be
+read here (hub data offline, an official folder of another machine) the table holds the
+predictions alone. Nothing here knows a task by name: a text field is a record's string field
+that is not the guid, the gold or the source; a list of utterances (dialogue turns) is shown as
+their texts.
+"""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import read_jsonl
+from kluebook.common.paths import ROOT
+from kluebook.data.loading import load_split
+from kluebook.recording.records import RunRecord
+from kluebook.tasks import Task
+
+# Fields of a prediction line that say how sure the model was, not what it predicted.
+CONFIDENCE_FIELDS = ("probs", "choice_logprobs")
+
+
+@dataclass(frozen=True)
+class Items:
+    """A run's items (`frame`: one row per prediction line, in the file's order) and, when the
+    gold could not be read, why (`missing_gold`)."""
+
+    frame: pd.DataFrame
+    missing_gold: str = ""
+
+
+def _key_text(key) -> str:
+    """An item's key as a page shows it: the guid, `guid turn N` for a dialogue's turn."""
+    return f"{key[0]} turn {key[1]}" if isinstance(key, tuple) else str(key)
+
+
+def _shown(value) -> str:
+    """A gold or predicted value as text: a list as its items, a number rounded."""
+    if isinstance(value, list):
+        return " ".join(_shown(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return "" if value is None else str(value)
+
+
+def _answer(line: dict) -> dict:
+    """The fields of a prediction line that are the answer (no key, no confidence)."""
+    return {k: v for k, v in line.items() if k not in ("guid", "turn", *CONFIDENCE_FIELDS)}
+
+
+def confidence(line: dict) -> float | None:
+    """The probability of the predicted answer where the line gives one: the largest of its
+    `probs`, or of the softmax of its choices' log-likelihoods."""
+    if line.get("probs"):
+        return round(max(line["probs"]), 4)
+    logprobs = line.get("choice_logprobs")
+    if isinstance(logprobs, dict):
+        logprobs = list(logprobs.values())
+    if logprobs:
+        top = max(logprobs)
+        return round(1 / sum(math.exp(v - top) for v in logprobs), 4)
+    return None
+
+
+def texts(record: dict, gold_values: list) -> dict[str, str]:
+    """The text fields of a gold record (not those that hold a gold value)."""
+    out = {}
+    for name, value in record.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            value = " / ".join(str(v["text"]) for v in value if "text" in v) or None
+        if not isinstance(value, str) or name in ("guid", "source") or value in gold_values:
+            continue
+        out[name] = value
+    return out
+
+
+# The dev splits read so far, by task, source, folder and revision: a build reads each once.
+_DEV_SPLITS: dict[tuple[str, str, str, str], list[dict]] = {}
+
+
+def _dev_split(task: Task, source: str, data_dir: str, revision: str) -> list[dict]:
+    key = (task.name, source, data_dir, revision)
+    if key not in _DEV_SPLITS:
+        _DEV_SPLITS[key] = load_split(task, "dev", source, data_dir or None, revision)
+    return _DEV_SPLITS[key]
+
+
+def gold_lines(task: Task, record: RunRecord) -> tuple[dict, dict]:
+    """The run's dev split, as gold prediction lines and as records, each keyed like the
+    predictions (a record by every key of its lines); KluebookError when it cannot be read."""
+    parameters = record.parameters
+    records = _dev_split(
+        task,
+        record.data_source,
+        str(parameters.get("data_dir") or ""),
+        str(parameters.get("data_revision") or ""),
+    )
+    module, lines, by_key = task.module, {}, {}
+    for gold in records:
+        for line in module.gold_predictions([gold], {}):
+            key = module.prediction_key(line)
+            lines[key], by_key[key] = line, gold
+    return lines, by_key
+
+
+def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
+    """The items of a run that kept its predictions (None for one that did not)."""
+    if not record.predictions or not (root / record.predictions).is_file():
+        return None
+    predicted = read_jsonl(root / record.predictions)
+    try:
+        gold, records = gold_lines(task, record)
+        missing = ""
+    except (KluebookError, OSError) as error:
+        gold, records, missing = {}, {}, str(error).split("\n")[0]
+    rows = []
+    for line in predicted:
+        key = task.module.prediction_key(line)
+        row = {"guid": _key_text(key)}
+        answer = _answer(line)
+        correct = None
+        if key in gold:
+            expected = _answer(gold[key])
+            row |= texts(records[key], list(expected.values()))
+            row["source"] = records[key].get("source")
+            row["gold"] = _shown(list(expected.values()))
+            numeric = all(isinstance(v, float) for v in expected.values())
+            correct = None if numeric else answer == expected
+        row["prediction"] = _shown(list(answer.values()))
+        row["correct"] = correct
+        row["confidence"] = confidence(line)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    return Items(frame.dropna(axis=1, how="all"), missing)
+
+
+def jsonl_text(frame: pd.DataFrame) -> str:
+    """The items as JSON Lines, one object per item."""
+    return frame.to_json(orient="records", lines=True, force_ascii=False)
