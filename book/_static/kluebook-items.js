@@ -1,10 +1,23 @@
-// The addresses of the item browsers (kluebook.book.item_browser), and nothing else: the tables
-// themselves are DataTables, set up by itables.
+// The addresses of the item browsers (kluebook.book.item_browser), their colour mode and the
+// names of their filter controls; the tables themselves are DataTables, set up by itables.
 // - `#item-<key>` opens the table on the page that holds that item and moves the focus to it.
 // - `#<table id>=<view>` opens the table on a view: its search, SearchBuilder filters, order,
 //   page length and page (JSON). The address follows the view as a reader changes it, so a
 //   filtered view is shared by copying the address.
-import { jQuery as $ } from "./itables/dt_bundle.js";
+// - The tables follow the theme's light or dark mode (itables' own switch).
+// - SearchBuilder's selects and inputs get names a screen reader says (it gives them none).
+import { jQuery as $, set_or_remove_dark_class } from "./itables/dt_bundle.js";
+
+const NAMES = { "dtsb-data": "Column", "dtsb-condition": "Condition", "dtsb-value": "Value" };
+
+function nameControls(root) {
+  root.querySelectorAll("select, input").forEach((control) => {
+    const kind = Object.keys(NAMES).find((name) => control.classList.contains(name));
+    if (kind && !control.hasAttribute("aria-label")) {
+      control.setAttribute("aria-label", `Filter condition: ${NAMES[kind].toLowerCase()}`);
+    }
+  });
+}
 
 const tables = [];
 let restoring = false;
@@ -78,6 +91,9 @@ $(document).on("init.dt", (event, settings) => {
   const id = api.table().node().id;
   const initial = api.page.len();
   tables.push(api);
+  const container = api.table().container();
+  new MutationObserver(() => nameControls(container))
+    .observe(container, { childList: true, subtree: true });
   follow(api);
   api.on("draw", () => {
     if (restoring) return;
@@ -90,3 +106,4 @@ $(document).on("init.dt", (event, settings) => {
 });
 
 window.addEventListener("hashchange", () => tables.forEach(follow));
+set_or_remove_dark_class();
