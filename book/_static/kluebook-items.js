@@ -5,7 +5,8 @@
 //   page length and page (JSON). The address follows the view as a reader changes it, so a
 //   filtered view is shared by copying the address.
 // - The tables follow the theme's light or dark mode (itables' own switch).
-// - SearchBuilder's selects and inputs get names a screen reader says (it gives them none).
+// - SearchBuilder's selects and inputs get names a screen reader says (it gives them none), and
+//   "off" for the autocomplete value it sets, which is none the HTML standard knows.
 import { jQuery as $, set_or_remove_dark_class } from "./itables/dt_bundle.js";
 
 const NAMES = { "dtsb-data": "Column", "dtsb-condition": "Condition", "dtsb-value": "Value" };
@@ -15,6 +16,9 @@ function nameControls(root) {
     const kind = Object.keys(NAMES).find((name) => control.classList.contains(name));
     if (kind && !control.hasAttribute("aria-label")) {
       control.setAttribute("aria-label", `Filter condition: ${NAMES[kind].toLowerCase()}`);
+    }
+    if (kind && control.getAttribute("autocomplete") !== "off") {
+      control.setAttribute("autocomplete", "off");
     }
   });
 }
