@@ -92,16 +92,9 @@ def _dev_split(task: Task, source: str, data_dir: str, revision: str) -> list[di
     return _DEV_SPLITS[key]
 
 
-def gold_lines(task: Task, record: RunRecord) -> tuple[dict, dict]:
-    """The run's dev split, as gold prediction lines and as records, each keyed like the
-    predictions (a record by every key of its lines); KluebookError when it cannot be read."""
-    parameters = record.parameters
-    records = _dev_split(
-        task,
-        record.data_source,
-        str(parameters.get("data_dir") or ""),
-        str(parameters.get("data_revision") or ""),
-    )
+def keyed_gold(task: Task, records: list[dict]) -> tuple[dict, dict]:
+    """Gold records as gold prediction lines and as records, each keyed like the predictions
+    (a record by every key of its lines: a dialogue by each of its turns)."""
     module, lines, by_key = task.module, {}, {}
     for gold in records:
         for line in module.gold_predictions([gold], {}):
@@ -110,16 +103,11 @@ def gold_lines(task: Task, record: RunRecord) -> tuple[dict, dict]:
     return lines, by_key
 
 
-def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
-    """The items of a run that kept its predictions (None for one that did not)."""
-    if not record.predictions or not (root / record.predictions).is_file():
-        return None
-    predicted = read_jsonl(root / record.predictions)
-    try:
-        gold, records = gold_lines(task, record)
-        missing = ""
-    except (KluebookError, OSError) as error:
-        gold, records, missing = {}, {}, str(error).split("\n")[0]
+def items_frame(task: Task, predicted: list[dict], records: list[dict]) -> pd.DataFrame:
+    """One row per prediction line: its key (`guid`), then where its gold record is among
+    `records` the item's texts, source and gold, then the prediction, whether the two agree
+    (None for a score) and the confidence; a column no item has a value in is left out."""
+    gold, by_key = keyed_gold(task, records)
     rows = []
     for line in predicted:
         key = task.module.prediction_key(line)
@@ -128,8 +116,8 @@ def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
         correct = None
         if key in gold:
             expected = _answer(gold[key])
-            row |= texts(records[key], list(expected.values()))
-            row["source"] = records[key].get("source")
+            row |= texts(by_key[key], list(expected.values()))
+            row["source"] = by_key[key].get("source")
             row["gold"] = _shown(list(expected.values()))
             numeric = all(isinstance(v, float) for v in expected.values())
             correct = None if numeric else answer == expected
@@ -137,8 +125,27 @@ def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
         row["correct"] = correct
         row["confidence"] = confidence(line)
         rows.append(row)
-    frame = pd.DataFrame(rows)
-    return Items(frame.dropna(axis=1, how="all"), missing)
+    return pd.DataFrame(rows).dropna(axis=1, how="all")
+
+
+def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
+    """The items of a run that kept its predictions (None for one that did not), matched to
+    the dev split the run scored where it can be read here."""
+    if not record.predictions or not (root / record.predictions).is_file():
+        return None
+    predicted = read_jsonl(root / record.predictions)
+    parameters = record.parameters
+    try:
+        records = _dev_split(
+            task,
+            record.data_source,
+            str(parameters.get("data_dir") or ""),
+            str(parameters.get("data_revision") or ""),
+        )
+        missing = ""
+    except (KluebookError, OSError) as error:
+        records, missing = [], str(error).split("\n")[0]
+    return Items(items_frame(task, predicted, records), missing)
 
 
 def jsonl_text(frame: pd.DataFrame) -> str:
