@@ -168,3 +168,23 @@ def test_predictions_whose_gold_cannot_be_read_are_shown_alone(tmp_path):
     assert "lacks the ynat files" in found.missing_gold
     assert list(found.frame.columns) == ["guid", "prediction"]
     assert items.run_items(run.task, record.model_copy(update={"predictions": None})) is None
+
+
+def test_a_prompted_runs_items_show_the_raw_answer_and_whether_it_could_be_read(tmp_path):
+    task = get_task("nli")
+    gold = load_split(task, "dev", "generated", None)[:3]
+    lines = task.module.gold_predictions(gold, {})
+    lines = [
+        {**lines[0], "raw_answer": " 함의"},
+        {**lines[1], "label": "neutral", "unparsable": True, "raw_answer": "모르겠다"},
+        {**lines[2], "choice_logprobs": {"entailment": -1.0, "neutral": -1.0}},
+    ]
+    frame = items.items_frame(task, lines, gold)
+    assert frame["raw_answer"].tolist()[:2] == [" 함의", "모르겠다"]
+    assert frame["unparsable"].tolist()[:2] == [False, True]
+    assert frame["confidence"].tolist()[2] == 0.5
+    assert frame["correct"].tolist()[0] and frame["correct"].tolist()[2]  # extras not compared
+    html = item_browser.browser_html(frame, "items", "book/x", "Items")
+    header = re.findall(r"<th>(\w+)</th>", browser_options(html)["table_html"])
+    rows = json.loads(browser_options(html)["data_json"])
+    assert rows[1][header.index("unparsable")] == "yes"

@@ -20,6 +20,7 @@ import html
 import posixpath
 import re
 
+import numpy as np
 import pandas as pd
 from itables import to_html_datatable
 
@@ -47,8 +48,14 @@ def _cell(value) -> str:
     return html.escape(text)
 
 
+def _yes_or_no(column: pd.Series) -> bool:
+    """Whether a column holds truth values (and perhaps gaps)."""
+    values = column.dropna()
+    return not values.empty and values.map(lambda v: isinstance(v, bool | np.bool_)).all()
+
+
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The items as the table shows them: each key a link to the item, `correct` as yes/no,
+    """The items as the table shows them: each key a link to the item, yes/no columns as such,
     texts escaped (the table renders HTML), numbers as they are."""
     shown = pd.DataFrame(index=frame.index)
     for name in frame.columns:
@@ -58,7 +65,7 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
                 f'<a id="{item_anchor(k)}" href="#{item_anchor(k)}">{html.escape(k)}</a>'
                 for k in column
             ]
-        elif name == "correct":
+        elif _yes_or_no(column):
             shown[name] = column.map({True: "yes", False: "no"}).fillna("")
         elif pd.api.types.is_numeric_dtype(column):
             shown[name] = column

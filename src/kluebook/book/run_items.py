@@ -80,13 +80,19 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
         "the predictions alone."
         if items.missing_gold
         else "Each has its text, its gold, the prediction and whether they agree (`correct`)"
-        + (", and the model's confidence in it" if "confidence" in items.frame else "")
+        + (", the model's confidence in it" if "confidence" in items.frame else "")
+        + (
+            ", the model's raw answer and whether it could be read (`unparsable`)"
+            if "raw_answer" in items.frame
+            else ""
+        )
         + "."
     )
     about = (
         f"## Dev items\n\nAll {count:,} dev items of this run. {gold} Search over every "
         "column, sort by a column, or filter with *Add condition* (wrong items only: "
-        "`correct` equals `no`; a gold or predicted label; a source; a confidence range). "
+        "`correct` equals `no`; a gold or predicted label; a source; a confidence range; "
+        "a prompted run's unparsable answers). "
         "Each item's key is a link to it, and the address follows the view, so a filtered "
         "view can be shared as a link. Texts longer than the cells are cut; the downloads "
         f"hold them whole.\n\nDownloads: {download_links(record, root)}\n"

@@ -1,5 +1,6 @@
-"""A run's dev items as one table: each item's text, gold, prediction, whether they agree and,
-where the prediction line holds one, the model's confidence.
+"""A run's dev items as one table: each item's text, gold, prediction, whether they agree,
+where the prediction line holds one the model's confidence, and for a prompted run that
+generated its answers the raw answer and whether it could be read.
 
 The prediction lines are the run's predictions file; the gold and the text come from the dev
 split the run scored (its data source, folder and revision), put in the predictions' format by
@@ -20,11 +21,14 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import load_split
+from kluebook.prompting.answering import RAW_ANSWER, UNPARSABLE
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import Task
 
 # Fields of a prediction line that say how sure the model was, not what it predicted.
 CONFIDENCE_FIELDS = ("probs", "choice_logprobs")
+# Fields of a prompted run's line: what the model wrote, and whether it could not be read.
+PROMPTED_FIELDS = (RAW_ANSWER, UNPARSABLE)
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,8 @@ def _shown(value) -> str:
 
 def _answer(line: dict) -> dict:
     """The fields of a prediction line that are the answer (no key, no confidence)."""
-    return {k: v for k, v in line.items() if k not in ("guid", "turn", *CONFIDENCE_FIELDS)}
+    left_out = ("guid", "turn", *CONFIDENCE_FIELDS, *PROMPTED_FIELDS)
+    return {k: v for k, v in line.items() if k not in left_out}
 
 
 def confidence(line: dict) -> float | None:
@@ -124,6 +129,9 @@ def items_frame(task: Task, predicted: list[dict], records: list[dict]) -> pd.Da
         row["prediction"] = _shown(list(answer.values()))
         row["correct"] = correct
         row["confidence"] = confidence(line)
+        if RAW_ANSWER in line:  # a generated answer: what the model wrote
+            row["unparsable"] = bool(line.get(UNPARSABLE))
+            row["raw_answer"] = line[RAW_ANSWER]
         rows.append(row)
     return pd.DataFrame(rows).dropna(axis=1, how="all")
 
