@@ -9,6 +9,11 @@ read here (hub data offline, an official folder of another machine) the table ho
 predictions alone. Nothing here knows a task by name: a text field is a record's string field
 that is not the guid, the gold or the source; a list of utterances (dialogue turns) is shown as
 their texts.
+
+An item is `correct` when its prediction equals the gold line field for field: exact, as the
+official metrics are not per item. Where a task has several gold answers (MRC) the gold line is
+the first, so a prediction of another gold answer shows as not correct here though exact match
+counts it; a score (STS) is neither.
 """
 
 import math
