@@ -11,7 +11,11 @@ Accessibility (WCAG 2.1 AA): axe-core finds no serious or critical violation on 
 at 1366 and 400 px, light and dark; the keyboard's first stop skips to the content and every
 stop shows a focus ring; every figure has a text alternative, every table header cells and a
 caption. Screenshots of the results page (laptop and phone widths), a task page and a run page
-are left in _build/test-artifacts/ for a person to look at.
+are left in _build/test-artifacts/ for a person to look at. A run page's item browser (every
+dev item, itables): a filter set with SearchBuilder, a shared view and an item's permalink open
+as they should, its controls work with the keyboard and pass axe-core at both widths in both
+modes, it is a plain table without JavaScript, and what the page loads beyond the theme's shared
+assets stays under 1.5 MB (printed).
 
 Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
 package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
@@ -91,8 +95,8 @@ def browser(site):
 class Visit:
     """A page opened in the browser, with the console errors and failed requests it caused."""
 
-    def __init__(self, browser, url: str, viewport=LAPTOP):
-        self.page = browser.new_page(viewport=viewport)
+    def __init__(self, browser, url: str, viewport=LAPTOP, color_scheme="light"):
+        self.page = browser.new_page(viewport=viewport, color_scheme=color_scheme)
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
@@ -470,7 +474,7 @@ class Readable(HTMLParser):
             return
         if tag == "img":
             self.images.append((attrs.get("src", ""), attrs.get("alt") or ""))
-        elif tag == "table":
+        elif tag == "table" and "hidden" not in attrs:  # a hidden one is filled by a script
             self.tables.append({"class": attrs.get("class", ""), "th": False, "caption": ""})
         elif tag in ("th", "caption") and self.tables:
             self.tables[-1][tag] = True if tag == "th" else self.tables[-1][tag] or " "
@@ -499,3 +503,139 @@ def test_every_figure_has_a_text_alternative_and_every_table_headers_and_a_capti
             if not table["th"] or not table["caption"].strip():
                 problems.append(f"{name}: table {table} lacks header cells or a caption")
     assert not problems, "\n".join(problems)
+
+
+# What a page loads beyond the theme's shared assets (its HTML, data, images and the table
+# library) may weigh at most this (#38).
+PAGE_BUDGET = 1.5e6
+
+
+def open_items(browser, url: str, viewport=LAPTOP, color_scheme="light") -> Visit:
+    """A run page at `url` with its item browser set up by DataTables."""
+    visit = Visit(browser, url, viewport, color_scheme)
+    visit.page.locator("table#items.dataTable").wait_for(timeout=20_000)
+    return visit
+
+
+def add_condition(page, column: str, condition: str, value: str) -> None:
+    """A SearchBuilder condition, set as a reader sets it."""
+    page.locator(".dtsb-add").click()
+    page.locator("select.dtsb-data").last.select_option(label=column)
+    page.locator("select.dtsb-condition").last.select_option(label=condition)
+    page.locator("select.dtsb-value").first.select_option(label=value)
+    page.wait_for_timeout(300)  # SearchBuilder redraws the table
+
+
+def shown_count(page) -> tuple[int, int]:
+    """The items the table shows now, of all it holds (DataTables' own count)."""
+    return tuple(
+        page.evaluate(
+            """() => { const t = document.getElementById("items");
+        const rows = t.querySelectorAll("tbody tr:not(:has(td.dt-empty))").length;
+        const info = document.getElementById("items_info").innerText.match(/of ([\\d,]+)/);
+        return [rows, Number(info[1].replace(",", ""))]; }"""
+        )
+    )
+
+
+def test_a_run_pages_item_browser_filters_shares_a_view_and_opens_a_permalink(
+    site, base_url, browser
+):
+    url = base_url + run_page(site).relative_to(site).as_posix()
+    visit = open_items(browser, url)
+    page = visit.page
+    assert page.locator("table#items caption").inner_text().startswith("The 60 dev items")
+    assert shown_count(page) == (10, 60)  # the first page of every dev item
+    guid = page.locator("#items tbody tr td:first-child a").first
+    assert guid.get_attribute("href") == f"#{guid.get_attribute('id')}"  # its permalink
+    # Wrong items only: the SearchBuilder condition correct = no.
+    add_condition(page, "correct", "Equals", "no")
+    rows, total = shown_count(page)
+    cells = page.locator("#items tbody tr td:nth-child(5)").all_inner_texts()
+    assert set(cells) == {"no"} and 0 < total < 60 and rows == min(10, total)
+    # The address now holds the view: opened elsewhere, it shows the same items.
+    assert urlsplit(page.url).fragment.startswith("items=")
+    shared = open_items(browser, page.url)
+    assert shown_count(shared.page) == (rows, total)
+    shared.close()
+    # An item's permalink opens the table on the page that holds it, the focus on the item.
+    item = open_items(browser, url + "#item-ynat-v1_dev_00033")
+    assert item.page.evaluate("document.activeElement.id") == "item-ynat-v1_dev_00033"
+    assert "Showing 31 to 40 of 60" in item.page.locator("#items_info").inner_text()
+    assert not visit.errors and not item.errors, visit.errors + item.errors
+    item.close()
+    visit.close()
+
+
+def test_the_item_browsers_controls_work_with_the_keyboard(site, base_url, browser):
+    visit = open_items(browser, base_url + run_page(site).relative_to(site).as_posix())
+    page = visit.page
+    search = page.locator("#items_wrapper input[type=search]")
+    search.focus()
+    page.keyboard.type("ynat-v1_dev_0001")
+    page.wait_for_timeout(300)
+    assert shown_count(page) == (10, 10)  # items 10 to 19
+    page.locator(".dtsb-add").focus()
+    page.keyboard.press("Enter")
+    assert page.locator("select.dtsb-data").count() == 1
+    page.locator("select.dtsb-data").focus()
+    assert page.evaluate(FOCUSED)["ring"]
+    search.fill("")
+    page.wait_for_timeout(300)
+    page.locator("#items_wrapper .dt-paging button.next").focus()
+    page.keyboard.press("Enter")
+    assert "Showing 11 to 20 of 60" in page.locator("#items_info").inner_text()
+    visit.close()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [LAPTOP, NARROW], ids=["1366px", "400px"])
+def test_the_item_browser_and_its_filter_controls_pass_axe(site, base_url, browser, viewport, mode):
+    if not accessibility.AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
+    url = base_url + run_page(site).relative_to(site).as_posix()
+    visit = open_items(browser, url, viewport, mode)
+    page = visit.page
+    gold = page.locator("#items tbody td:nth-child(3)").first.inner_text()
+    add_condition(page, "gold", "Equals", gold)  # its controls are on the page too
+    page.add_script_tag(path=accessibility.AXE)
+    findings = page.evaluate(accessibility.AXE_RUN, accessibility.WCAG_AA)
+    assert not findings, findings
+    visit.close()
+
+
+def test_without_javascript_the_items_are_a_plain_table(site, base_url, browser):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base_url + run_page(site).relative_to(site).as_posix())
+    fallback = page.locator("#items_fallback table")
+    assert fallback.is_visible() and not page.locator("table#items").is_visible()
+    assert fallback.locator("caption").inner_text().startswith("The 60 dev items")
+    assert fallback.locator("tbody tr").count() == 10
+    assert "correct" in fallback.locator("thead").inner_text()
+    assert page.locator("#dev-items a.download").count() >= 3  # where every item is
+    context.close()
+
+
+def test_a_run_page_loads_under_its_weight_budget(site, base_url, browser):
+    """What the page loads beyond the theme's shared assets: its HTML, images, data, the
+    table library and the item browser's script (printed; #38 allows 1.5 MB)."""
+    page = browser.new_page(viewport=LAPTOP)
+    sizes: dict[str, int] = {}
+    page.on("requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
+    page.goto(base_url + run_page(site).relative_to(site).as_posix())
+    page.wait_for_load_state("networkidle")
+    page.locator("table#items.dataTable").wait_for(timeout=20_000)
+    own = {
+        url: size
+        for url, size in sizes.items()
+        if ("/_static/" not in url and not url.endswith("/searchindex.js"))
+        or "/_static/itables/" in url
+        or url.endswith("/kluebook-items.js")
+    }
+    print(f"\nrun page: {sum(own.values()):,} bytes of its own (of {sum(sizes.values()):,})")
+    for url, size in sorted(own.items(), key=lambda kv: -kv[1]):
+        print(f"  {size:>9,}  {urlsplit(url).path.rsplit('/', 1)[-1][:60]}")
+    assert any("/_static/itables/dt_bundle.js" in url for url in own)
+    assert sum(own.values()) < PAGE_BUDGET
+    page.close()

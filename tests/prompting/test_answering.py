@@ -38,11 +38,12 @@ def test_unreadable_answers_are_scored_as_the_fallback_and_counted(prompted_task
     model = ScriptedModel([" 스포츠", "모르겠습니다", "정치 기사입니다", ""])
     answers = answer_items(model, template, prompting, dev[:4], train[:1], mode="generate")
     assert answers.unparsable == 2
+    unread = {"unparsable": True}  # each line keeps the raw answer; an unread one says so
     assert answers.predictions == [
-        {"guid": dev[0].key, "label": "스포츠"},
-        prompting.fallback_prediction(dev[1]),
-        {"guid": dev[2].key, "label": "정치"},
-        prompting.fallback_prediction(dev[3]),
+        {"guid": dev[0].key, "label": "스포츠", "raw_answer": " 스포츠"},
+        {**prompting.fallback_prediction(dev[1]), **unread, "raw_answer": "모르겠습니다"},
+        {"guid": dev[2].key, "label": "정치", "raw_answer": "정치 기사입니다"},
+        {**prompting.fallback_prediction(dev[3]), **unread, "raw_answer": ""},
     ]
     assert answers.raw_answers == model.answers
     ((_, prompts, budget),) = model.asked

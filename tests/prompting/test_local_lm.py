@@ -89,8 +89,10 @@ def test_generate_mode_counts_the_answers_the_parser_cannot_read(
     answers = answer_items(tiny_lm, template, prompting, dev, [], mode="generate")
     readable = [prompting.parse_answer(i, t) for i, t in zip(dev, answers.raw_answers, strict=True)]
     assert answers.unparsable == readable.count(None) > 0  # random weights write no topic
-    for item, line, read in zip(dev, answers.predictions, readable, strict=True):
-        assert line == (read or prompting.fallback_prediction(item))
+    lines = zip(dev, answers.predictions, readable, answers.raw_answers, strict=True)
+    for item, line, read, raw in lines:
+        unread = {**prompting.fallback_prediction(item), "unparsable": True}
+        assert line == {**(read or unread), "raw_answer": raw}
     assert answers.raw_answers == tiny_lm.generate(
         [tiny_lm.model_input(render_prompt(template, [], i)) for i in dev], 6
     )

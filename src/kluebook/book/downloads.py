@@ -1,11 +1,12 @@
 """The results as files to download: results.csv (long), results.json (runs, aggregates,
 published) and the section of the results page that offers them with the model-index
-snippets."""
+snippets and each run's dev items (`kluebook.book.run_items`)."""
 
 from pathlib import Path
 
 import pandas as pd
 
+from kluebook.book.run_items import download_links
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import (
@@ -21,8 +22,28 @@ from kluebook.results.pooling import code_today, stale_reason
 from kluebook.training.checkpoints import model_slug
 
 
-def downloads_markdown(rows: list[Row]) -> str:
-    """The downloads section: CSV, JSON and one model-index snippet per reproduced model."""
+def run_downloads(records: list[RunRecord], root: Path = ROOT) -> str:
+    """A list of the runs whose dev items can be downloaded, each with its files."""
+    lines = []
+    for record in sorted(records, key=record_order):
+        links = download_links(record, root) if run_page(record, root) else ""
+        if links and record.status == "succeeded":
+            lines.append(
+                f"- {record.task} · `{record.model}` · {record.profile} · {record.config} · "
+                f"seed {record.seed}: {links}"
+            )
+    if not lines:
+        return ""
+    return (
+        "\nEach run's dev items (text, gold, prediction, whether they agree, confidence) and "
+        "its record; the run's page browses them.\n\n"
+        ":::{dropdown} The dev items of each run\n" + "\n".join(lines) + "\n:::\n"
+    )
+
+
+def downloads_markdown(rows: list[Row], records: list[RunRecord] = (), root: Path = ROOT) -> str:
+    """The downloads section: CSV, JSON, each run's dev items (`records`) and one model-index
+    snippet per reproduced model."""
     generated = "/" + GENERATED.relative_to(ROOT).as_posix()
     text = (
         "## Downloads\n\n"
@@ -34,6 +55,7 @@ def downloads_markdown(rows: list[Row]) -> str:
         "object per run, failed ones too, with its metrics and page), `aggregates` and "
         "`published`.\n"
     )
+    text += run_downloads(list(records), root)
     models = sorted({r.model for r in rows}, key=model_order)
     if not models:
         return text + "\nModel-index snippets appear here once a run has finished.\n"

@@ -72,7 +72,7 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "have panels of their own, below, with the task's smoke floor as a dashed line: a "
         "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
         results_section([(task, sweeps(task, rows)) for task in tasks]),
-        downloads_markdown(rows),
+        downloads_markdown(rows, records, root),
     ]
     failed = [r for r in records if r.status in ("failed", "interrupted")]
     if failed:

@@ -20,6 +20,7 @@ import nbformat
 import papermill
 
 from kluebook.book.myst import list_table
+from kluebook.book.run_items import items_section
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import ROOT
 from kluebook.recording import fingerprints, records
@@ -317,11 +318,17 @@ def title(spec, record: RunRecord | None = None) -> str:
 
 
 def make_page(
-    notebook, spec, record: RunRecord | None = None, stale: str = "", executed: Path | None = None
+    notebook,
+    spec,
+    record: RunRecord | None = None,
+    stale: str = "",
+    executed: Path | None = None,
+    items: list | None = None,
 ):
     """Turn an executed notebook (in place, read from `executed`) into the run's page; return
     it. `stale` names the inputs that changed since the run, for a run whose numbers are no
-    longer current."""
+    longer current; `items` are the cells of its dev items (`items_section`), before the card.
+    The cells it adds have ids of their own, so a page is the same bytes at every rendering."""
     clean(notebook, spec)
     heading_index = next(
         (
@@ -332,7 +339,7 @@ def make_page(
         None,
     )
     if heading_index is None:
-        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(""))
+        notebook.cells.insert(0, nbformat.v4.new_markdown_cell("", id="run-title"))
         heading_index, rest = 0, ""
     else:
         _, _, rest = notebook.cells[heading_index].source.partition("\n")
@@ -355,9 +362,10 @@ def make_page(
         f"trained and scored is on its {{ref}}`methods page <methods-{spec.task.name}>`.\n\n"
         f"**Parameters of this run**\n\n{parameters_table(spec, record, executed)}\n"
     )
-    notebook.cells.insert(heading_index + 1, nbformat.v4.new_markdown_cell(about))
+    notebook.cells.insert(heading_index + 1, nbformat.v4.new_markdown_cell(about, id="run-about"))
+    notebook.cells += items or []
     if record is not None:
-        notebook.cells.append(nbformat.v4.new_markdown_cell(card(spec, record)))
+        notebook.cells.append(nbformat.v4.new_markdown_cell(card(spec, record), id="run-card"))
     return notebook
 
 
@@ -370,6 +378,6 @@ def render_page(record: RunRecord, spec, root: Path = ROOT, stale: str = "") -> 
     executed = root / record.executed
     notebook = nbformat.read(executed, as_version=4)
     page = root / record.notebook
-    make_page(notebook, spec, record, stale, executed)
+    make_page(notebook, spec, record, stale, executed, items_section(spec.task, record, root))
     write_text_if_changed(page, nbformat.writes(notebook))
     return page

@@ -1,5 +1,6 @@
-"""A Sphinx extension of the book: launch buttons that open a task's source notebook, and
-exercise labels that stay unique when a task has several executed runs.
+"""A Sphinx extension of the book: launch buttons that open a task's source notebook,
+exercise labels that stay unique when a task has several executed runs, and DataTables' library
+for the item browsers.
 
 Launch buttons. sphinx-book-theme builds its launch links from the page's own path, and the
 notebook pages of this book are executed runs under `book/runs/<task>/`: files the runner writes,
@@ -12,10 +13,15 @@ sources.
 Exercise labels. Each task notebook ends with sphinx-exercise exercises labelled `ex-<task>-<n>`,
 and their solutions name those labels. Every executed run of the task repeats them, and Sphinx
 labels must be unique in the book: when a run page is read, its labels get a prefix of its own.
+
+DataTables. The item browsers of the run pages (`kluebook.book.item_browser`) load itables'
+`dt_for_itables` bundle from `_static/itables/`: one file for the whole site, copied from the
+installed itables when the site is built, so the book's sources hold no copy of it.
 """
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 from urllib.parse import quote
 
@@ -108,7 +114,21 @@ def unique_exercise_labels(app, docname, source) -> None:
     source[0] = run_page_labels(docname, source[0])
 
 
+def copy_datatables(app, exception) -> None:
+    """`build-finished` handler: itables' DataTables bundle (script and style) into the html
+    site's `_static/itables/` (see the module's docstring)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from itables.utils import find_package_file  # lazy: only an html build needs it
+
+    folder = Path(app.outdir) / "_static" / "itables"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("dt_bundle.js", "dt_bundle.css"):
+        shutil.copyfile(find_package_file(f"html/{name}"), folder / name)
+
+
 def setup(app):
+    app.connect("build-finished", copy_datatables)
     app.connect("source-read", unique_exercise_labels)
     # After sphinx-book-theme's own launch buttons (priority 501).
     app.connect("html-page-context", point_launch_buttons, priority=600)

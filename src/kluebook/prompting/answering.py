@@ -13,7 +13,9 @@ Two ways of answering (a template's `mode`):
   goes, cut to its body in the task's words (`answer_text`), to the task's `parse_answer`; an
   answer it cannot read is scored as the task's `fallback_prediction` (always wrong) and
   counted; one that reads but is not grounded in its item (`Ungrounded`) is counted apart, and
-  scored as the line the task gives it (the fallback where it gives none).
+  scored as the line the task gives it (the fallback where it gives none). Every predictions
+  line keeps the model's raw answer (`raw_answer`), and the fallback of an unreadable one says
+  so (`unparsable`), for the run page's item browser; scoring reads neither.
 
 The model is any `LanguageModel`: a local causal LM (`local_lm`) or a server (`server_lm`).
 Each counts what it was asked (`Usage`); the answers keep what answering them asked and its
@@ -98,6 +100,12 @@ def conditioning_length(prompt: Sequence, wholes: Sequence[Sequence]) -> tuple[i
     return length, crossings
 
 
+# The fields a generated answer's predictions line adds to the task's: the model's text, and
+# whether the parser could not read it (the line is then the task's fallback).
+RAW_ANSWER = "raw_answer"
+UNPARSABLE = "unparsable"
+
+
 @dataclass(frozen=True)
 class Answers:
     """A split answered: what the run scores, shows and counts."""
@@ -144,10 +152,11 @@ def _answered(model, template, prompting, items, demonstrations, mode) -> Answer
         line = prompting.parse_answer(item, answer_text(template, text))
         if isinstance(line, Ungrounded):
             ungrounded += 1
-            line = line.line
+            line = line.line if line.line is not None else prompting.fallback_prediction(item)
         elif line is None:
             unparsable += 1
-        predictions.append(line if line is not None else prompting.fallback_prediction(item))
+            line = {**prompting.fallback_prediction(item), UNPARSABLE: True}
+        predictions.append({**line, RAW_ANSWER: text})
     return Answers(predictions, raw, unparsable, prompts[0], raw[0], ungrounded=ungrounded)
 
 

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from kluebook.prompting.answering import Answers
+from kluebook.prompting.answering import RAW_ANSWER, UNPARSABLE, Answers
 from kluebook.tasks.prompt_answers import answer_text
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting, Ungrounded
 
@@ -78,8 +78,9 @@ def baselines(
 
 
 def answers_digest(predictions: Sequence[dict]) -> str:
-    """SHA-256 of a run's answers (its prediction lines without their choice scores): two runs
-    of different models with the same digest gave the same answers."""
-    lines = [{k: v for k, v in p.items() if k != "choice_logprobs"} for p in predictions]
+    """SHA-256 of a run's answers (its prediction lines without their choice scores and raw
+    answers): two runs of different models with the same digest gave the same answers."""
+    left_out = ("choice_logprobs", RAW_ANSWER, UNPARSABLE)
+    lines = [{k: v for k, v in p.items() if k not in left_out} for p in predictions]
     text = json.dumps(lines, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,108 @@
+"""An item browser: a DataFrame of items as an interactive table on a page of the site.
+
+The table is DataTables through itables, never hand-written table code: search over every
+column, sorting, pagination and a SearchBuilder ("Add condition") for filters such as wrong
+items only, a gold or predicted label, a source or a confidence range. DataTables' library
+(itables' `dt_for_itables` bundle) is one shared file of the site, `_static/itables/`, that the
+Sphinx extension copies from the installed itables (`kluebook.book.sphinx_hooks`); a page holds
+only its items. Without JavaScript the page shows itables' static preview, a plain table of the
+first items, and the caption says where every item is (the downloads).
+
+Each item's key links to itself, `<page>#item-<key>`; `_static/kluebook-items.js` opens the
+table on the item such a link names and keeps the address in step with the table's search,
+filters, order and page (`#items=…`), so a filtered view can be shared as a link.
+
+`browser_html(frame, table_id, page, caption)` is the whole interface: `frame` has a `guid`
+column (the items' keys), `page` is the docname of the page the table is on.
+"""
+
+import html
+import posixpath
+import re
+
+import numpy as np
+import pandas as pd
+from itables import to_html_datatable
+
+# Characters of one text shown in a cell (the downloads keep the whole text).
+TEXT_LIMIT = 300
+# Items on one page of the table, and the page sizes a reader may choose.
+PAGE_LENGTH = 10
+LENGTHS = [10, 25, 100, 500]
+# Where the site keeps DataTables' bundle and the address-keeping script, from its root.
+BUNDLE = "_static/itables/dt_bundle.js"
+ADDRESS_SCRIPT = "_static/kluebook-items.js"
+
+
+def item_anchor(key: str) -> str:
+    """The anchor of an item on its page: `item-` and its key, spaces and the like as `-`."""
+    return "item-" + re.sub(r"[^\w.-]+", "-", key)
+
+
+def _cell(value) -> str:
+    """A text cell, escaped and cut to `TEXT_LIMIT` characters."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    text = str(value)
+    text = text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+    return html.escape(text)
+
+
+def _yes_or_no(column: pd.Series) -> bool:
+    """Whether a column holds truth values (and perhaps gaps)."""
+    values = column.dropna()
+    return not values.empty and values.map(lambda v: isinstance(v, bool | np.bool_)).all()
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The items as the table shows them: each key a link to the item, yes/no columns as such,
+    texts escaped (the table renders HTML), numbers as they are."""
+    shown = pd.DataFrame(index=frame.index)
+    for name in frame.columns:
+        column = frame[name]
+        if name == "guid":
+            shown[name] = [
+                f'<a id="{item_anchor(k)}" href="#{item_anchor(k)}">{html.escape(k)}</a>'
+                for k in column
+            ]
+        elif _yes_or_no(column):
+            shown[name] = column.map({True: "yes", False: "no"}).fillna("")
+        elif pd.api.types.is_numeric_dtype(column):
+            shown[name] = column
+        else:
+            shown[name] = column.map(_cell)
+    return shown
+
+
+def browser_html(frame: pd.DataFrame, table_id: str, page: str, caption: str) -> str:
+    """The items of `frame` as an item browser (see the module's docstring) for the page whose
+    docname is `page`; `caption` names the table (screen readers announce it)."""
+    up = posixpath.relpath(".", posixpath.dirname(page) or ".")
+    bundle = posixpath.join(up, BUNDLE)
+    table = to_html_datatable(
+        _shown(frame).reset_index(drop=True),
+        caption=caption,
+        table_id=table_id,
+        connected=True,
+        dt_url=bundle,
+        allow_html=True,
+        showIndex=False,
+        maxBytes=0,
+        classes="display compact",
+        style="width:100%",
+        layout={"top1": "searchBuilder"},
+        pageLength=PAGE_LENGTH,
+        lengthMenu=LENGTHS,
+        deferRender=True,
+        format_floats_in_python=False,
+        autoWidth=False,
+        display_logo_when_loading=False,
+        text_in_header_can_be_selected=False,
+    )
+    # itables' static preview closes with its caption in a footer row: a <caption> names it.
+    fallback = re.compile(rf'(<div id="{table_id}_fallback"><table[^>]*>)')
+    table, found = fallback.subn(rf"\1<caption>{html.escape(caption)}</caption>", table, 1)
+    if not found:
+        raise ValueError("itables wrote no static preview to caption")
+    script = f'<script type="module" src="{posixpath.join(up, ADDRESS_SCRIPT)}"></script>'
+    return f'<div class="kluebook-items">\n{script}\n{table}\n</div>\n'
