@@ -11,11 +11,12 @@ import pandas as pd
 import yaml
 
 from kluebook.book.klue_marks import emphasis, emphasise
+from kluebook.book.table_assets import datatable
 from kluebook.common.paths import CONFIGS
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.recording.fingerprints import FINE_TUNED
 from kluebook.results.aggregation import Cell, Row
-from kluebook.results.links import RESULTS_PAGE, href, methods_page, task_page
+from kluebook.results.links import ITEMS_ANCHOR, RESULTS_PAGE, href, methods_page, task_page
 from kluebook.results.uncertainty import cell_title, runner_up_ties
 from kluebook.tasks import Metric, Task
 from kluebook.training.checkpoints import model_entry, registered_models
@@ -95,14 +96,18 @@ def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
 
 
 def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> str:
+    """A number cell; `data-order` is the value an interactive table sorts it by. Each seed of a
+    reproduced cell links to the item browser of its run (`ITEMS_ANCHOR` of the run page)."""
     if cell is None:
-        return '<td class="num missing">—</td>'
+        return '<td class="num missing" data-order="-1">—</td>'
+    order = f' data-order="{cell.mean:.4f}"'
     if row.kind == "published":
-        return f'<td class="num">{emphasise(f"{cell.mean:.2f}", mark)}</td>'
+        return f'<td class="num"{order}>{emphasise(f"{cell.mean:.2f}", mark)}</td>'
     n = len(cell.values)
     spread = f"± {cell.sd:.2f} · " if cell.sd is not None else ""
     links = " ".join(
-        f'<a href="{href(page, run)}" title="seed {seed}: {value:.2f}">s{seed}</a>'
+        f'<a href="{href(page, run, ITEMS_ANCHOR)}" title="seed {seed}: {value:.2f}, its items">'
+        f"s{seed}</a>"
         if run
         else f"s{seed}"
         for (seed, run), value in zip(cell.runs, cell.values, strict=True)
@@ -111,7 +116,7 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
     attribute = f' title="{html.escape(title)}"' if title else ""
     tie = f'<span class="tie" title="{html.escape(tie)}">≈</span>' if tie else ""
     return (
-        f'<td class="num"{attribute}>'
+        f'<td class="num"{attribute}{order}>'
         f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}"
         f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
         f"{spread}n={n}</span>"
@@ -220,27 +225,38 @@ class Section:
     mark_best: bool = True
     empty: str = ""
 
+    @property
+    def block(self) -> str:
+        """The block's short name, the interactive table's filter: its title up to the profile
+        and split ("Published", "Reproduced: paper profile, dev split")."""
+        return (
+            ":".join(self.title.split(":")[:2])
+            if "profile" in self.title
+            else (self.title.split(":")[0])
+        )
+
 
 def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
-    """The KLUE-style table as HTML (no blank line, so Markdown keeps it one block)."""
+    """The KLUE-style table: the plain table in blocks of rows, and its interactive copy (one
+    block column to filter by, columns sortable within each block: `table_assets`), then its
+    footnotes (no blank line, so Markdown keeps it one block)."""
     cols = columns(tasks)
     width = 1 + len(cols)
     marks: dict[tuple[str, str], int] = {}
-    head = [
-        '<tr><th rowspan="2" class="model" scope="col">Model<span class="config">size · split'
+    tasks_row = "".join(
+        f'<th colspan="{len(t.metrics)}" class="task" scope="colgroup">'
+        f'<a href="{href(page, task_page(t))}" title="{html.escape(t.title)}">'
+        f"{html.escape(short_name(t))}</a></th>"
+        for t in tasks
+    )
+    model = (
+        '<th rowspan="2" class="model" scope="col">Model<span class="config">size · split'
         "</span></th>"
-        + "".join(
-            f'<th colspan="{len(t.metrics)}" class="task" scope="colgroup">'
-            f'<a href="{href(page, task_page(t))}" title="{html.escape(t.title)}">'
-            f"{html.escape(short_name(t))}</a></th>"
-            for t in tasks
-        )
-        + "</tr>",
-        "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>",
-    ]
+    )
+    metrics_row = "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>"
     notes: dict[str, str] = {}
-    body = []
-    for section in sections:
+    body, flat = [], []
+    for number, section in enumerate(sections):
         kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
         body.append(f'<tbody class="{kind}">')
         body.append(
@@ -265,7 +281,10 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 )
                 for t, m in cols
             )
-            body.append(f"<tr>{row_head(row, notes)}{cells}</tr>")
+            head = row_head(row, notes)
+            body.append(f"<tr>{head}{cells}</tr>")
+            block = f'<td class="block" data-order="{number}">{html.escape(section.block)}</td>'
+            flat.append(f'<tr class="{kind}">{block}{head}{cells}</tr>')
         body.append("</tbody>")
     footnotes = "".join(source_note(mark, source) for source, mark in notes.items())
     footnotes += "".join(
@@ -274,10 +293,30 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
         "</p>"
         for (task, key), number in marks.items()
     )
-    return (
-        '<div class="klue-table-wrap"><table class="klue-table">'
-        f"<thead>{''.join(head)}</thead>{''.join(body)}</table></div>{footnotes}"
+    plain = (
+        '<table class="klue-table">'
+        f"<thead><tr>{model}{tasks_row}</tr>{metrics_row}</thead>{''.join(body)}</table>"
     )
+    block_head = '<th rowspan="2" class="block" scope="col">Block</th>'
+    inner = (
+        f"<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
+        f"<tbody>{''.join(flat)}</tbody>"
+    )
+    interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
+    return f'<div class="klue-table-wrap">{interactive}</div>{footnotes}'
+
+
+# The interactive KLUE table: every row on one page, sorted within its block (the blocks keep
+# their order), the block column filtered from a list of its values, one search box.
+TABLE_OPTIONS = {
+    "classes": ["display", "compact", "klue-table"],
+    "paging": False,
+    "order": [],
+    "orderFixed": {"pre": [0, "asc"]},
+    "autoWidth": False,
+    "columnDefs": [{"targets": 0, "columnControl": [["searchList"]]}],
+    "layout": {"topStart": None, "topEnd": "search", "bottomStart": "info", "bottomEnd": None},
+}
 
 
 def _task_label(tasks: list[Task], name: str, key: str) -> str:

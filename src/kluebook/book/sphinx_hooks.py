@@ -12,12 +12,17 @@ sources.
 Exercise labels. Each task notebook ends with sphinx-exercise exercises labelled `ex-<task>-<n>`,
 and their solutions name those labels. Every executed run of the task repeats them, and Sphinx
 labels must be unique in the book: when a run page is read, its labels get a prefix of its own.
+
+Interactive tables. The DataTables bundle they load is copied into the site once
+(`table_assets.copy_bundle`).
 """
 
 import hashlib
 import re
 from pathlib import Path
 from urllib.parse import quote
+
+from kluebook.book.table_assets import copy_bundle
 
 # A task's pages: its executed runs and its methods page (written by kluebook.book.pages).
 TASK_PAGE = re.compile(
@@ -112,4 +117,5 @@ def setup(app):
     app.connect("source-read", unique_exercise_labels)
     # After sphinx-book-theme's own launch buttons (priority 501).
     app.connect("html-page-context", point_launch_buttons, priority=600)
+    app.connect("build-finished", copy_bundle)  # the interactive tables' DataTables
     return {"parallel_read_safe": True, "parallel_write_safe": True}

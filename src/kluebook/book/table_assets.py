@@ -1,0 +1,52 @@
+"""Interactive tables (itables, DataTables) with the plain table as their fallback, and the one
+copy of the DataTables bundle they load, a shared static file of the built site.
+
+A page shows its plain HTML table until the bundle has loaded: without JavaScript the reader
+gets that table, readable as it is. With it, itables' own swap shows the interactive table
+(`html_table_from_template`), which loads the bundle from `_static/itables/` of the site, where
+`copy_bundle` (a Sphinx `build-finished` hook) puts the copy installed with itables: every page
+loads the same file, never a copy of its own, and nothing comes from another server."""
+
+import posixpath
+import shutil
+from pathlib import Path
+
+import itables
+from itables.javascript import html_table_from_template
+
+# Where the bundle is in the built site, and where itables installs it.
+BUNDLE_DIR = "_static/itables"
+INSTALLED = Path(itables.__file__).parent / "html"
+BUNDLE_FILES = ("dt_bundle.js", "dt_bundle.css")
+
+
+def bundle_url(page: str) -> str:
+    """The bundle's script, relative to the page (a docname of the built site)."""
+    return posixpath.relpath(f"{BUNDLE_DIR}/dt_bundle.js", posixpath.dirname(page) or ".")
+
+
+def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict) -> str:
+    """An interactive table whose rows are `inner` (its thead and tbody), with the DataTables
+    `options`, shown in place of the plain `fallback` table once the bundle has loaded; no blank
+    line, so Markdown keeps it one HTML block."""
+    arguments = {"classes": ["display", "compact"], "style": {}, "table_html": inner, **options}
+    html = html_table_from_template(
+        table_id=table_id,
+        dt_url=bundle_url(page),
+        connected=True,
+        display_logo_when_loading=False,
+        kwargs=arguments,
+        fallback_html=fallback,
+    )
+    html = html.replace("from the internet", "from this site")  # the bundle is the site's
+    return "\n".join(line for line in html.splitlines() if line.strip())
+
+
+def copy_bundle(app, exception) -> None:
+    """`build-finished` handler: the DataTables bundle into the site's `_static/itables/`."""
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / BUNDLE_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for name in BUNDLE_FILES:
+        shutil.copyfile(INSTALLED / name, target / name)
