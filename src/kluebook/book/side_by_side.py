@@ -110,7 +110,10 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
         f'<th scope="col">{h}</th>'
         for h in ("Pair", "Item", "Right", "Gold", "A predicted", "B predicted")
     )
-    inner = f"<thead><tr>{items_head}</tr></thead><tbody>{''.join(item_rows)}</tbody>"
+    inner = (
+        "<caption>Items one run of a pair gets right and the other wrong</caption>"
+        f"<thead><tr>{items_head}</tr></thead><tbody>{''.join(item_rows)}</tbody>"
+    )
     plain = f'<table class="klue-table disagreements">{inner}</table>'
     items = datatable("side-by-side-items", inner, plain, page, ITEMS_OPTIONS)
     skipped = (

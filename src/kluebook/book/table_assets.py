@@ -8,6 +8,7 @@ gets that table, readable as it is. With it, itables' own swap shows the interac
 loads the same file, never a copy of its own, and nothing comes from another server."""
 
 import posixpath
+import re
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from itables.javascript import html_table_from_template
 BUNDLE_DIR = "_static/itables"
 INSTALLED = Path(itables.__file__).parent / "html"
 BUNDLE_FILES = ("dt_bundle.js", "dt_bundle.css")
+# itables' loading notice, the body of its table until the script fills it.
+LOADING = re.compile(r"<tbody>\s*<tr>\s*<td[^>]*>.*?Loading ITables.*?</tbody>", re.DOTALL)
 
 
 def bundle_url(page: str) -> str:
@@ -29,7 +32,7 @@ def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict
     """An interactive table whose rows are `inner` (its thead and tbody), with the DataTables
     `options`, shown in place of the plain `fallback` table once the bundle has loaded; no blank
     line, so Markdown keeps it one HTML block."""
-    arguments = {"classes": ["display", "compact"], "style": {}, "table_html": inner, **options}
+    arguments = {"classes": ["display", "compact"], "style": {}, **options}
     html = html_table_from_template(
         table_id=table_id,
         dt_url=bundle_url(page),
@@ -38,7 +41,9 @@ def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict
         kwargs=arguments,
         fallback_html=fallback,
     )
-    html = html.replace("from the internet", "from this site")  # the bundle is the site's
+    # The interactive table holds its rows in the page (DataTables reads them there), where
+    # itables puts a loading notice and the rows in the script: no third copy of the table.
+    html = LOADING.sub(lambda _: inner, html, count=1)
     return "\n".join(line for line in html.splitlines() if line.strip())
 
 
