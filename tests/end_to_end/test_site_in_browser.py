@@ -499,3 +499,57 @@ def test_every_figure_has_a_text_alternative_and_every_table_headers_and_a_capti
             if not table["th"] or not table["caption"].strip():
                 problems.append(f"{name}: table {table} lacks header cells or a caption")
     assert not problems, "\n".join(problems)
+
+
+def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(base_url, browser):
+    """With JavaScript the interactive KLUE table replaces the plain one: its Block column's
+    filter (ColumnControl's list, opened and picked with the keyboard) keeps one block, and a
+    metric column sorts within the blocks; a seed links to its run's item browser."""
+    visit = Visit(browser, base_url + "book/results.html")
+    page = visit.page
+    table = page.locator("table#klue-table")
+    table.locator("tbody tr").first.wait_for()
+    assert page.locator("#klue-table_fallback").is_hidden()
+    blocks = table.locator("tbody td.block").all_inner_texts()
+    assert blocks[0] == "Published" and any(b.startswith("Pipeline check") for b in blocks)
+    page.locator("#klue-table thead th.block .dtcc-button").first.focus()
+    page.keyboard.press("Enter")
+    option = page.locator(".dtcc-dropdown .dtcc-button", has_text="Dev reference").first
+    option.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    assert set(table.locator("tbody td.block").all_inner_texts()) == {"Dev reference"}
+    assert table.locator("tbody tr").count() == 9
+    header = table.locator("thead th.metric").first
+    header.focus()
+    page.keyboard.press("Enter")  # sort by YNAT's Macro F1, within the block
+    values = [
+        float(v.split()[0]) for v in table.locator("tbody tr td.num").nth(0).all_inner_texts()
+    ]
+    assert values
+    link = page.locator("#klue-table_fallback a[href*='runs/ynat/']").first
+    assert link.get_attribute("href").endswith("#items")
+    assert not visit.errors, visit.errors
+    visit.close()
+
+
+def test_a_task_page_shows_two_runs_side_by_side_filtered_by_pair(base_url, browser):
+    """The side-by-side view of a task page: the 2x2 of a seed pair, and its list of the items
+    on which the two seeds disagree, picked by pair from the keyboard."""
+    visit = Visit(browser, base_url + "book/_generated/tasks/ynat.html")
+    page = visit.page
+    counts = page.locator("table.agreement tbody tr").first
+    numbers = [int(n) for n in counts.locator("td").all_inner_texts()[2:]]
+    items = page.locator("table#side-by-side-items")
+    items.wait_for()
+    page.locator("#side-by-side-items thead th .dtcc-button").first.focus()
+    page.keyboard.press("Enter")
+    option = page.locator(".dtcc-dropdown .dtcc-button", has_text="pair 1").first
+    option.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    listed = min(numbers[1], 50) + min(numbers[2], 50)
+    shown = items.locator("tbody tr").count()  # a page of 25; one notice when none
+    assert shown == max(1, min(listed, 25))
+    assert not visit.errors, visit.errors
+    visit.close()
