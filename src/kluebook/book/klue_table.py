@@ -1,64 +1,26 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
-registry's order, in sections of comparable rows, each metric an erratum corrects marked."""
+registry's order, in sections of comparable rows, each metric an erratum corrects marked; and
+its interactive copy, a block column to filter and columns to sort within the blocks."""
 
 import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
-
-import pandas as pd
-import yaml
 
 from kluebook.book.klue_marks import emphasis, emphasise
+from kluebook.book.klue_notes import metric_notes, model_references, source_note
 from kluebook.book.table_assets import datatable
-from kluebook.common.paths import CONFIGS
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.recording.fingerprints import FINE_TUNED
 from kluebook.results.aggregation import Cell, Row
 from kluebook.results.links import ITEMS_ANCHOR, RESULTS_PAGE, href, methods_page, task_page
 from kluebook.results.uncertainty import cell_title, runner_up_ties
 from kluebook.tasks import Metric, Task
-from kluebook.training.checkpoints import model_entry, registered_models
+from kluebook.training.checkpoints import model_entry
 
 # The KLUE repositories the table's numbers and metrics come from.
 KLUE_REPOSITORY = "https://github.com/KLUE-benchmark/KLUE"
 KLUE_BASELINE = "https://github.com/KLUE-benchmark/KLUE-baseline"
-
-
-def _config(name: str) -> dict:
-    with open(CONFIGS / name, encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
-
-
-@cache
-def published_tables() -> dict[str, dict]:
-    """Each table of published_scores.csv (`current`, `original`) by its `source` text: its
-    address, name and what is known of its split (configs/published_tables.yaml)."""
-    tables = _config("published_tables.yaml")
-    frame = pd.read_csv(CONFIGS / "published_scores.csv")
-    return {
-        source: {"table": table, **tables.get(table, {})}
-        for table, source in frame.groupby("table", sort=False)["source"].first().items()
-    }
-
-
-@cache
-def model_references() -> dict[str, dict]:
-    """Each published model's paper and checkpoint or project page (models.yaml, `references`),
-    with the parameter count of its released checkpoint where models.yaml has one."""
-    references = {name: dict(ref) for name, ref in _config("models.yaml")["references"].items()}
-    for entry in registered_models().values():
-        if entry.get("published") in references and "parameters" in entry:
-            references[entry["published"]]["parameters"] = entry["parameters"]
-    return references
-
-
-@cache
-def metric_notes() -> dict[tuple[str, str], str]:
-    """(task, metric) -> the footnote of a metric that is not what its name suggests."""
-    notes = _config("metric_notes.yaml")
-    return {(task, key): note for task, metrics in notes.items() for key, note in metrics.items()}
 
 
 def parameters_text(count: int | None) -> str:
@@ -194,26 +156,6 @@ def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, st
             "c</a></sup>"
         )
     return f'<th class="metric" scope="col">{text}</th>'
-
-
-def source_note(mark: str, source: str) -> str:
-    """The footnote of a published table: its split, and where it is."""
-    table = published_tables().get(source, {})
-    if not table:
-        return (
-            f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
-            f"{html.escape(source)}.</p>"
-        )
-    evidence = "; ".join(
-        f'<a href="{html.escape(url, quote=True)}">{html.escape(name)}</a>'
-        for name, url in table.get("evidence", [])
-    )
-    return (
-        f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
-        f"{html.escape(table['split'])} "
-        f'Source: <a href="{html.escape(table["url"], quote=True)}">{html.escape(table["name"])}'
-        f"</a>{f' (evidence: {evidence})' if evidence else ''}.</p>"
-    )
 
 
 @dataclass
