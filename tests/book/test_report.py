@@ -160,8 +160,8 @@ def test_the_interactive_table_keeps_blocks_marks_footnotes_and_every_cells_runs
     )
     blocks = {(kind, block) for kind, _, block in rows}
     assert ("published", "Published") in blocks and ("dev-reference", "Dev reference") in blocks
-    assert ("reproduced", "Reproduced: paper profile, dev (KLUE v1.1)") in blocks
-    assert ("pipeline-check", "Pipeline check: smoke profile, dev (generated)") in blocks
+    assert ("reproduced", "Reproduced, paper, dev (KLUE v1.1)") in blocks
+    assert ("pipeline-check", "Smoke, dev (generated)") in blocks
     orders = [int(order) for _, order, _ in rows]
     assert orders == sorted(orders)  # the blocks in the plain table's order
     plain = markdown.split('<div id="klue-table_fallback">')[1].split("</table>")[0]

@@ -166,16 +166,7 @@ class Section:
     rows: list[Row]
     mark_best: bool = True
     empty: str = ""
-
-    @property
-    def block(self) -> str:
-        """The block's short name, the interactive table's filter: its title up to the profile
-        and split ("Published", "Reproduced: paper profile, dev split")."""
-        return (
-            ":".join(self.title.split(":")[:2])
-            if "profile" in self.title
-            else (self.title.split(":")[0])
-        )
+    block: str = ""  # its short name, the interactive table's filter
 
 
 def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
@@ -251,12 +242,12 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
 # The interactive KLUE table: every row on one page, sorted within its block (the blocks keep
 # their order), the block column filtered from a list of its values, one search box.
 TABLE_OPTIONS = {
-    "classes": ["display", "compact", "klue-table"],
+    "classes": ["klue-table"],
     "paging": False,
     "order": [],
     "orderFixed": {"pre": [0, "asc"]},
     "autoWidth": False,
-    "columnDefs": [{"targets": 0, "columnControl": [["searchList"]]}],
+    "columnDefs": [{"targets": 0, "className": "dt-left", "columnControl": [["searchList"]]}],
     "layout": {"topStart": None, "topEnd": "search", "bottomStart": "info", "bottomEnd": None},
 }
 
@@ -275,13 +266,18 @@ def sections_for(
     smoke rows apart, then the prompted rows in blocks of their own (another protocol, never
     ranked)."""
     sections = [
-        Section("Published: KLUE README, test split (KLUE's own marks recomputed)", published)
+        Section(
+            "Published: KLUE README, test split (KLUE's own marks recomputed)",
+            published,
+            block="Published",
+        )
     ]
     if reference:
         sections.append(
             Section(
                 "Dev reference: the KLUE README's first table (2021), dev split (see its note)",
                 reference,
+                block="Dev reference",
             )
         )
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
@@ -290,7 +286,8 @@ def sections_for(
         (groups if row.method == FINE_TUNED else prompted)[(row.profile, row.split)].append(row)
     real = [k for k in groups if k[0] != "smoke"]
     for profile, split in real:
-        sections.append(Section(f"Reproduced: {profile} profile, {split}", groups[profile, split]))
+        title, block = f"Reproduced: {profile} profile, {split}", f"Reproduced, {profile}, {split}"
+        sections.append(Section(title, groups[profile, split], block=block))
     if not real and not [k for k in prompted if k[0] != "smoke"]:
         sections.append(
             Section(
@@ -307,6 +304,7 @@ def sections_for(
                 "fine-tuned on generated data, not a reproduction",
                 groups[profile, split],
                 mark_best=False,
+                block=f"Smoke, {split}",
             )
         )
     for (profile, split), mine in sorted(prompted.items(), key=lambda k: k[0][0] == "smoke"):
@@ -318,5 +316,8 @@ def sections_for(
         )
         kind = "Prompted pipeline check" if profile == "smoke" else "Prompted"
         title = f"{kind}: {profile} profile, {split}: {what}"
-        sections.append(Section(title, mine, mark_best=False))
+        block = (
+            f"Prompted smoke, {split}" if profile == "smoke" else f"Prompted, {profile}, {split}"
+        )
+        sections.append(Section(title, mine, mark_best=False, block=block))
     return sections

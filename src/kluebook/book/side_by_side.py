@@ -24,7 +24,6 @@ from kluebook.training.recipes import record_switches
 # The pairs a page shows, and the items of each pair it lists (the page stays light).
 MAX_PAIRS = 8
 MAX_ITEMS = 50
-ANCHOR = "side-by-side"
 
 
 def run_pairs(task: Task, records: list[RunRecord]) -> list[tuple[RunRecord, RunRecord]]:
@@ -123,7 +122,7 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
         else ""
     )
     return (
-        f"({ANCHOR})=\n## Side by side\n\n"
+        f"(side-by-side-{task.name})=\n## Side by side\n\n"
         "Two runs of this task on the same dev items: the first seeds of every two "
         "configurations, then each configuration's seeds one after the other (at most "
         f"{MAX_PAIRS} pairs).{skipped} An item is a gold record, paired as `kluebook compare` "
@@ -141,7 +140,7 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
 
 # The interactive list of disagreements: pick a pair from the list of the Pair column.
 ITEMS_OPTIONS = {
-    "classes": ["display", "compact", "klue-table", "disagreements"],
+    "classes": ["klue-table", "disagreements"],
     "pageLength": 25,
     "autoWidth": False,
     "columnDefs": [{"targets": 0, "columnControl": [["searchList"]]}],

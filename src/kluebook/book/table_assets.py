@@ -32,7 +32,7 @@ def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict
     """An interactive table whose rows are `inner` (its thead and tbody), with the DataTables
     `options`, shown in place of the plain `fallback` table once the bundle has loaded; no blank
     line, so Markdown keeps it one HTML block."""
-    arguments = {"classes": ["display", "compact"], "style": {}, **options}
+    arguments = {"classes": [], "style": {}, **options}
     html = html_table_from_template(
         table_id=table_id,
         dt_url=bundle_url(page),
