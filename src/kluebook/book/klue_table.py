@@ -226,13 +226,15 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
         "</p>"
         for (task, key), number in marks.items()
     )
+    name = "The KLUE table" + (f": {short_name(tasks[0])}" if len(tasks) == 1 else "")
+    caption = f'<caption class="visually-hidden">{html.escape(name)}</caption>'
     plain = (
-        '<table class="klue-table">'
+        f'<table class="klue-table">{caption}'
         f"<thead><tr>{model}{tasks_row}</tr>{metrics_row}</thead>{''.join(body)}</table>"
     )
     block_head = '<th rowspan="2" class="block" scope="col">Block</th>'
     inner = (
-        f"<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
+        f"{caption}<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
         f"<tbody>{''.join(flat)}</tbody>"
     )
     interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
