@@ -504,6 +504,25 @@ def test_every_figure_has_a_text_alternative_and_every_table_headers_and_a_capti
     assert not problems, "\n".join(problems)
 
 
+def open_control_findings(browser, url: str, button: str) -> list[dict]:
+    """axe-core's serious and critical findings on a page with the control `button` opened
+    from the keyboard, in light and dark mode."""
+    if not accessibility.AXE.exists():
+        return []
+    findings = []
+    for mode in accessibility.MODES:
+        page = browser.new_page(viewport=LAPTOP, color_scheme=mode)
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        page.locator(button).first.focus()
+        page.keyboard.press("Enter")
+        page.locator(".dtcc-dropdown").wait_for()
+        page.add_script_tag(path=accessibility.AXE)
+        findings += page.evaluate(accessibility.AXE_RUN, accessibility.WCAG_AA)
+        page.close()
+    return findings
+
+
 def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(base_url, browser):
     """With JavaScript the interactive KLUE table replaces the plain one: its Block column's
     filter (ColumnControl's list, opened and picked with the keyboard) keeps one block, and a
@@ -515,7 +534,9 @@ def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(bas
     assert page.locator("#klue-table_fallback").is_hidden()
     blocks = table.locator("tbody td.block").all_inner_texts()
     assert blocks[0] == "Published" and "Smoke, dev (generated)" in blocks
-    page.locator("#klue-table thead th.block .dtcc-button").first.focus()
+    block_filter = "#klue-table thead th.block .dtcc-button"
+    assert not open_control_findings(browser, base_url + "book/results.html", block_filter)
+    page.locator(block_filter).first.focus()
     page.keyboard.press("Enter")
     option = page.locator(".dtcc-dropdown .dtcc-button", has_text="Dev reference").first
     option.focus()
@@ -572,7 +593,10 @@ def test_a_task_page_shows_two_runs_side_by_side_filtered_by_pair(disagreeing_si
         items = page.locator("table#side-by-side-items")
         assert page.locator("#side-by-side-items_fallback").is_hidden()
         assert items.locator("tbody tr").count() == min(only_a + only_b, 25)  # a page of 25
-        page.locator("#side-by-side-items thead th .dtcc-button").first.focus()
+        pair_filter = "#side-by-side-items thead th .dtcc-button"
+        task_page = url + "book/_generated/tasks/ynat.html"
+        assert not open_control_findings(browser, task_page, pair_filter)
+        page.locator(pair_filter).first.focus()
         page.keyboard.press("Enter")
         search = page.locator(".dtcc-dropdown .dtcc-list-search")
         search.focus()
