@@ -86,7 +86,7 @@ def test_the_task_page_shows_the_2x2_kluebook_compare_prints(tmp_path, imperfect
     page = side_by_side(task, runs, "book/_generated/tasks/nli", root=tmp_path)
     row = page.split('<th scope="row">pair 1</th>')[1].split("</tr>")[0]
     assert tuple(int(n) for n in re.findall(r"<td>(\d+)</td>", row)) == expected
-    listed = page.split('<div id="side-by-side-items_fallback">')[1].split("</table>")[0]
+    listed = page.split('<table id="side-by-side-items">')[1].split("</table>")[0]
     shown = min(expected[1], 50) + min(expected[2], 50)
     assert listed.count("<tr><td>pair 1</td>") == shown
     right_a, right_b = (items_right(task, gold, side.predictions[0]) for side in sides)

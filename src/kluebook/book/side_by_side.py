@@ -113,8 +113,8 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
         "<caption>Items one run of a pair gets right and the other wrong</caption>"
         f"<thead><tr>{items_head}</tr></thead><tbody>{''.join(item_rows)}</tbody>"
     )
-    plain = f'<table class="klue-table disagreements">{inner}</table>'
-    items = datatable("side-by-side-items", inner, plain, page, ITEMS_OPTIONS)
+    # One table, plain without JavaScript and interactive with it: no fallback copy.
+    items = datatable("side-by-side-items", inner, "", page, ITEMS_OPTIONS)
     skipped = (
         f" {left_out} pair{'s' if left_out > 1 else ''} whose dev set cannot be read here "
         "are left out."

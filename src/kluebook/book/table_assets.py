@@ -1,11 +1,13 @@
-"""Interactive tables (itables, DataTables) with the plain table as their fallback, and the one
-copy of the DataTables bundle they load, a shared static file of the built site.
+"""Interactive tables (itables, DataTables) over plain HTML tables, and the one copy of the
+DataTables bundle they load, a shared static file of the built site.
 
-A page shows its plain HTML table until the bundle has loaded: without JavaScript the reader
-gets that table, readable as it is. With it, itables' own swap shows the interactive table
-(`html_table_from_template`), which loads the bundle from `_static/itables/` of the site, where
-`copy_bundle` (a Sphinx `build-finished` hook) puts the copy installed with itables: every page
-loads the same file, never a copy of its own, and nothing comes from another server."""
+Without JavaScript the reader gets the plain table, readable as it is. With it, DataTables takes
+over the table itself, or, where the interactive table differs from the plain one (the KLUE
+table's blocks are rows of headings in the plain table, a column of the interactive one),
+itables' own swap shows it in place of the plain one (`html_table_from_template`). The bundle
+is loaded from `_static/itables/` of the site, where `copy_bundle` (a Sphinx `build-finished`
+hook) puts the copy installed with itables: every page loads the same file, never a copy of its
+own, and nothing comes from another server."""
 
 import posixpath
 import re
@@ -29,9 +31,10 @@ def bundle_url(page: str) -> str:
 
 
 def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict) -> str:
-    """An interactive table whose rows are `inner` (its thead and tbody), with the DataTables
-    `options`, shown in place of the plain `fallback` table once the bundle has loaded; no blank
-    line, so Markdown keeps it one HTML block."""
+    """An interactive table whose rows are `inner` (its caption, thead and tbody), with the
+    DataTables `options`, shown in place of the plain `fallback` table once the bundle has
+    loaded; without a fallback ("") the table itself is the plain one until then. No blank line,
+    so Markdown keeps it one HTML block."""
     arguments = {"classes": [], "style": {}, **options}
     html = html_table_from_template(
         table_id=table_id,
