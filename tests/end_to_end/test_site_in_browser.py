@@ -10,7 +10,10 @@ banner on every page and a notice on each smoke run page; a page shows one searc
 Accessibility (WCAG 2.1 AA): axe-core finds no serious or critical violation on any kind of page
 at 1366 and 400 px, light and dark; the keyboard's first stop skips to the content and every
 stop shows a focus ring; every figure has a text alternative, every table header cells and a
-caption. Screenshots of the results page (laptop and phone widths), a task page and a run page
+caption. The interactive tables (itables): the KLUE table filtered by its Block column and
+sorted within its blocks, and a task page's side-by-side view filtered by pair, both from the
+keyboard and audited with their filter open; without JavaScript both are the plain tables.
+Screenshots of the results page (laptop and phone widths), a task page and a run page
 are left in _build/test-artifacts/ for a person to look at.
 
 Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
@@ -610,6 +613,10 @@ def test_a_task_page_shows_two_runs_side_by_side_filtered_by_pair(disagreeing_si
         assert row[2] in ("A", "B") and row[4] != row[5]  # its right side; two predictions
         assert not visit.errors, visit.errors
         visit.close()
+        plain = browser.new_page(viewport=LAPTOP, java_script_enabled=False)  # the plain table
+        plain.goto(url + "book/_generated/tasks/ynat.html")
+        assert plain.locator("table#side-by-side-items tbody tr").count() == only_a + only_b
+        plain.close()
         if accessibility.AXE.exists():
             found = accessibility.audit(
                 browser, url, {"side by side": "book/_generated/tasks/ynat.html"}
