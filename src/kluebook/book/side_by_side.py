@@ -64,10 +64,15 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
     if not pairs:
         return ""
     counts_rows, item_rows, left_out = [], [], 0
+    golds: dict[str, list[dict]] = {}  # by dev set, and each run's items, read once
+    runs: dict[str, tuple] = {}
     for number, (a, b) in enumerate(pairs, start=1):
         try:
-            gold = record_gold(task, a)
-            (pa, ra), (pb, rb) = _right(task, gold, a, root), _right(task, gold, b, root)
+            gold = golds.get(a.dev_set) or golds.setdefault(a.dev_set, record_gold(task, a))
+            for run in (a, b):
+                if run.predictions not in runs:
+                    runs[run.predictions] = _right(task, gold, run, root)
+            (pa, ra), (pb, rb) = runs[a.predictions], runs[b.predictions]
         except (KluebookError, OSError):
             left_out += 1
             continue
@@ -128,8 +133,9 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
         f"{MAX_PAIRS} pairs).{skipped} An item is a gold record, paired as `kluebook compare` "
         "pairs them for its paired test, and it is right when it counts as right in every "
         "metric that counts items (all its gold keys right for accuracy, EM or JGA; nothing "
-        "missed and nothing extra for an F1); the counts below are those `kluebook compare` "
-        "prints for the same two runs. A run's name links to the browser of its items.\n\n"
+        "missed and nothing extra for an F1); the counts below are the 2x2 table `kluebook "
+        "compare` prints for the two runs' predictions files (for two configurations, its "
+        "first seed pair). A run's name links to the browser of its items.\n\n"
         f"{counts}\n\n"
         "The items on which one run of a pair is right and the other wrong (the first "
         f"{MAX_ITEMS} of each pair), with the gold and both predictions: pick a pair in the "
