@@ -66,7 +66,7 @@ def cell_texts(markdown: str, row_label: str) -> list[str]:
 def test_one_table_with_every_metric_published_rows_and_smoke_rows_apart(tmp_path):
     failed = {**record(3, 0.0, "failed"), "metrics": None}
     paths = write(tmp_path, record(1, 80.0), record(2, 90.0), failed)
-    markdown = paths[0].read_text()
+    markdown = paths[0].read_text().split('<div id="klue-table_fallback">')[1]  # the plain table
     heads = re.findall(
         r'<th class="metric" scope="col"><a href="([^"]+)"[^>]*>([^<]+)</a>', markdown
     )
@@ -118,7 +118,8 @@ def test_reproduced_rows_link_their_runs_and_show_their_gap_to_the_published_num
     markdown = results_page.render([valid_record(r) for r in records], root=tmp_path)
     reproduced = markdown.split('<tbody class="reproduced">')[1].split("</tbody>")[0]
     assert "Reproduced: paper profile, dev (KLUE v1.1)" in reproduced
-    assert 'href="runs/ynat/paper-klue--roberta-base-seed1.html"' in reproduced
+    # A seed links to the item browser of its run (its page's items section).
+    assert 'href="runs/ynat/paper-klue--roberta-base-seed1.html#items"' in reproduced
     assert cell_texts(reproduced, "klue/roberta-base")[0][:5] == ["85.00", "±", "1.41", "·", "n=2"]
     assert "<strong><em>85.00</em></strong>" in reproduced  # best, and a base-size model
     assert "<em>70.00</em>" not in reproduced
@@ -129,12 +130,69 @@ def test_reproduced_rows_link_their_runs_and_show_their_gap_to_the_published_num
     assert "-15.73" in gap  # klue/bert-base YNAT: 70.00 minus 85.73
 
 
+def interactive_table(markdown: str) -> str:
+    """The interactive KLUE table (the rows DataTables reads, shown once its script runs)."""
+    return markdown.split('<table id="klue-table" hidden="hidden">')[1].split("</table>")[0]
+
+
+def test_the_interactive_table_keeps_blocks_marks_footnotes_and_every_cells_runs(tmp_path):
+    """The interactive copy: a Block column (its filter), every row of the plain table in its
+    block, KLUE's marks and the footnote links; each cell's seeds link to the item browsers of
+    exactly the runs its cell pools; without JavaScript the plain table is shown."""
+    pages = []
+    for seed in (1, 2):
+        pages.append(f"book/runs/ynat/paper-klue--roberta-base-seed{seed}.ipynb")
+        (tmp_path / pages[-1]).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / pages[-1]).write_text("{}")
+    records = [
+        {**paper(1, {"macro_f1": 86.0}), "notebook": pages[0]},
+        {**paper(2, {"macro_f1": 84.0}), "notebook": pages[1]},
+        paper(1, {"macro_f1": 70.0}, model="klue/bert-base"),
+        record(1, 80.0),
+    ]
+    runs = [valid_record(r) for r in records]
+    markdown = results_page.render(runs, root=tmp_path)
+    assert '<div id="klue-table_fallback"><table class="klue-table">' in markdown
+    assert "_static/itables/dt_bundle.js" in markdown and "unpkg" not in markdown
+    flat = interactive_table(markdown)
+    rows = re.findall(
+        r'<tr class="([\w-]+)"><td class="block" data-order="(\d+)">([^<]+)</td>', flat
+    )
+    blocks = {(kind, block) for kind, _, block in rows}
+    assert ("published", "Published") in blocks and ("dev-reference", "Dev reference") in blocks
+    assert ("reproduced", "Reproduced, paper, dev (KLUE v1.1)") in blocks
+    assert ("pipeline-check", "Smoke, dev (generated)") in blocks
+    orders = [int(order) for _, order, _ in rows]
+    assert orders == sorted(orders)  # the blocks in the plain table's order
+    plain = markdown.split('<div id="klue-table_fallback">')[1].split("</table>")[0]
+    assert len(rows) == plain.count('<tr><th class="model"')  # every model row, once
+    assert "<strong>86.06</strong>" in flat and "<strong><em>86.11</em></strong>" in flat
+    assert 'test<sup><a href="#klue-note-a">a</a></sup>' in flat
+    assert '<p class="klue-note" id="klue-note-a">' in markdown
+    assert 'href="#klue-metric-dp-uas"' in flat
+    # The cells' run links are the runs the cells pool (pooling), to their items.
+    for row in reproduced_rows(runs, tmp_path):
+        for cell in row.cells.values():
+            for _, page in cell.runs:
+                if page:
+                    assert f'href="{page.removeprefix("book/")}.html#items"' in flat
+    linked = re.findall(r'href="(runs/[^"]+)"', flat)
+    assert sorted(set(linked)) == [
+        "runs/ynat/paper-klue--roberta-base-seed1.html#items",
+        "runs/ynat/paper-klue--roberta-base-seed2.html#items",
+    ]
+    sortable = re.findall(r'data-order="([\d.]+)">', flat)
+    assert "85.0000" in sortable  # the mean of the two seeds, the value a sort compares
+
+
 def test_configurations_are_separate_rows_and_seeds_are_pooled_only_within_one(tmp_path):
     tuned = {"config": "learning_rate=3e-05"}
     rows = [(1, 80.0, {}), (2, 90.0, {}), (1, 50.0, tuned), (2, 60.0, tuned)]
     paths = write(tmp_path, *({**record(seed, value), **extra} for seed, value, extra in rows))
     markdown = paths[0].read_text()
-    assert markdown.count("<code>kluebook/tiny-roberta</code>") == 2
+    plain = markdown.split('<div id="klue-table_fallback">')[1]  # not the interactive copy
+    assert plain.count("<code>kluebook/tiny-roberta</code>") == 2
+    assert interactive_table(markdown).count("<code>kluebook/tiny-roberta</code>") == 2
     assert cell_texts(markdown, "learning_rate=3e-05")[0][0] == "55.00"
     data = json.loads(paths[2].read_text())
     means = {a["config"]: a["mean"] for a in data["aggregates"]}

@@ -221,7 +221,9 @@ def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(
     )
     assert "- seed 3: **failed**, OSError: gone" in landing
     assert "- seed 4: **interrupted**, interrupted (Ctrl-C)" in landing
-    assert 'href="../../runs/ynat/smoke-kluebook--tiny-roberta-seed1.html"' in landing
+    assert (
+        'href="../../runs/ynat/smoke-kluebook--tiny-roberta-seed1.html#items"' in landing
+    )  # its items
     assert yaml.safe_dump(toc)  # the build reads it back as YAML
     assert (
         "Results and executed runs of this task: {ref}`task-ynat`"

@@ -15,7 +15,10 @@ are left in _build/test-artifacts/ for a person to look at. A run page's item br
 dev item, itables): a filter set with SearchBuilder, a shared view and an item's permalink open
 as they should, its controls work with the keyboard and pass axe-core at both widths in both
 modes, it is a plain table without JavaScript, and what the page loads beyond the theme's shared
-assets stays under 1.5 MB (printed).
+assets stays under 1.5 MB (printed). The other interactive tables: the KLUE table filtered by
+its Block column and sorted within its blocks, and a task page's side-by-side view filtered by
+pair, both from the keyboard and audited with their filter open; without JavaScript both are the
+plain tables.
 
 Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
 package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
@@ -24,6 +27,7 @@ is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE c
 folder of a smoke book of YNAT and NLI built already instead of building one.
 """
 
+import json
 import os
 import re
 import shutil
@@ -128,33 +132,35 @@ def run_page(site: Path) -> Path:
 def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, base_url, browser):
     visit = Visit(browser, base_url + "book/results.html")
     page = visit.page
-    table = page.locator("table.klue-table").first
+    table = page.locator("table#klue-table")  # the interactive table, shown with JavaScript
     metrics = [m.label for t in all_tasks().values() for m in t.metrics]
     assert len(metrics) == 14
-    assert table.locator("thead th.metric > a").all_inner_texts() == metrics
+    heads = table.locator("thead th.metric a:not(sup a)")
+    assert heads.all_inner_texts() == metrics
     # Each metric header links to the Metrics section of its task's methods page.
-    hrefs = table.locator("thead th.metric > a").evaluate_all("l => l.map(a => a.href)")
+    hrefs = heads.evaluate_all("l => l.map(a => a.href)")
     assert all("/_generated/methods/" in h and "-metrics" in h for h in hrefs)
     assert table.locator("thead th.metric sup").count() >= 8  # the quirky metrics, marked
-    tasks = table.locator("thead th.task").all_inner_texts()
+    tasks = table.locator("thead th.task a").all_inner_texts()
     assert tasks == ["YNAT", "STS", "NLI", "NER", "RE", "DP", "MRC", "WoS"]
-    published = table.locator("tbody.published tr:not(.section)")
+    published = table.locator("tbody tr.published")
     assert published.count() == 9
     assert "86.06" in published.nth(6).inner_text()  # XLM-R-large, YNAT
-    smoke = table.locator("tbody.pipeline-check tr:not(.section)")
+    smoke = table.locator("tbody tr.pipeline-check")
     assert smoke.count() == 1 and "kluebook/tiny-roberta" in smoke.inner_text()
     links = smoke.locator("td a")
-    assert links.count() == 4  # two seeds of two tasks, each linking to its run page
+    assert links.count() == 4  # two seeds of two tasks, each linking to its run's items
     # At a laptop's width (1366 px) the whole table is in view, without scrolling sideways.
     wrap = page.locator(".klue-table-wrap").first
     assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
     assert table.evaluate("e => e.getBoundingClientRect().right") <= LAPTOP["width"]
-    assert page.locator("tbody.dev-reference tr:not(.section)").count() == 9
+    assert table.locator("tbody tr.dev-reference").count() == 9
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "results-laptop.png", full_page=True)
     links.first.click()
     page.wait_for_load_state("networkidle")
-    assert "/book/runs/ynat/" in page.url and "Run card" in page.content()
+    assert "/book/runs/ynat/" in page.url and urlsplit(page.url).fragment == "items"
+    assert "Run card" in page.content()
     visit.close()
     phone = Visit(browser, base_url + "book/results.html", viewport=PHONE)
     phone.page.screenshot(path=ARTIFACTS / "results-phone.png", full_page=True)
@@ -639,3 +645,120 @@ def test_a_run_page_loads_under_its_weight_budget(site, base_url, browser):
     assert any("/_static/itables/dt_bundle.js" in url for url in own)
     assert sum(own.values()) < PAGE_BUDGET
     page.close()
+
+
+def open_control_findings(browser, url: str, button: str) -> list[dict]:
+    """axe-core's serious and critical findings on a page with the control `button` opened
+    from the keyboard, in light and dark mode."""
+    if not accessibility.AXE.exists():
+        return []
+    findings = []
+    for mode in accessibility.MODES:
+        page = browser.new_page(viewport=LAPTOP, color_scheme=mode)
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        page.locator(button).first.focus()
+        page.keyboard.press("Enter")
+        page.locator(".dtcc-dropdown").wait_for()
+        page.add_script_tag(path=accessibility.AXE)
+        findings += page.evaluate(accessibility.AXE_RUN, accessibility.WCAG_AA)
+        page.close()
+    return findings
+
+
+def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(base_url, browser):
+    """With JavaScript the interactive KLUE table replaces the plain one: its Block column's
+    filter (ColumnControl's list, opened and picked with the keyboard) keeps one block, and a
+    metric column sorts within the blocks; a seed links to its run's item browser."""
+    visit = Visit(browser, base_url + "book/results.html")
+    page = visit.page
+    table = page.locator("table#klue-table")
+    table.locator("tbody tr").first.wait_for()
+    assert page.locator("#klue-table_fallback").is_hidden()
+    blocks = table.locator("tbody td.block").all_inner_texts()
+    assert blocks[0] == "Published" and "Smoke, dev (generated)" in blocks
+    block_filter = "#klue-table thead th.block .dtcc-button"
+    assert not open_control_findings(browser, base_url + "book/results.html", block_filter)
+    page.locator(block_filter).first.focus()
+    page.keyboard.press("Enter")
+    option = page.locator(".dtcc-dropdown .dtcc-button", has_text="Dev reference").first
+    option.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    assert set(table.locator("tbody td.block").all_inner_texts()) == {"Dev reference"}
+    assert table.locator("tbody tr").count() == 9
+    table.locator("thead th.metric .dt-column-order").first.focus()
+    page.keyboard.press("Enter")  # sort by YNAT's Macro F1, within the block
+    firsts = "t => Array.from(t.tBodies[0].rows, r => +r.querySelector('td.num').dataset.order)"
+    values = table.evaluate(firsts)
+    assert len(values) == 9 and values in (sorted(values), sorted(values, reverse=True))
+    link = page.locator("#klue-table_fallback a[href*='runs/ynat/']").first
+    assert link.get_attribute("href").endswith("#items")
+    assert not visit.errors, visit.errors
+    visit.close()
+    # Without JavaScript the plain table is the one shown, in its blocks.
+    plain = browser.new_page(viewport=LAPTOP, java_script_enabled=False)
+    plain.goto(base_url + "book/results.html")
+    assert plain.locator("table#klue-table").is_hidden()
+    assert plain.locator("#klue-table_fallback tbody.published tr:not(.section)").count() == 9
+    assert plain.locator("#klue-table_fallback tbody.pipeline-check").is_visible()
+    plain.close()
+
+
+@pytest.fixture(scope="module")
+def disagreeing_site(site, tmp_path_factory, kluebook) -> Path:
+    """The smoke book rebuilt, executing nothing, after YNAT's seed 2 answered its first ten dev
+    items with another topic: the tiny smoke models answer one topic whatever the seed, and the
+    side-by-side view needs two runs that disagree."""
+    source = site.parents[2]  # the book root: its html is in <root>/site/_build/html
+    copy = tmp_path_factory.mktemp("disagreeing") / "book"
+    root = Path(shutil.copytree(source, copy, ignore=shutil.ignore_patterns("site", ".cache")))
+    path = next((root / "results" / "smoke" / "ynat").glob("*seed2.predictions.jsonl"))
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines[:10]:
+        line["label"] = "정치" if line["label"] != "정치" else "경제"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    built = kluebook(root, "book", "--no-run", "--path-output", str(root / "site"))
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    return root / "site" / "_build" / "html"
+
+
+def test_a_task_page_shows_two_runs_side_by_side_filtered_by_pair(disagreeing_site, browser):
+    """The side-by-side view of a task page: the 2x2 of its seed pair, and the list of the items
+    on which one is right and the other wrong, its pair picked from the keyboard; axe-core finds
+    nothing serious on the page, at 1366 and 400 px, light and dark."""
+    with accessibility.served(disagreeing_site) as url:
+        visit = Visit(browser, url + "book/_generated/tasks/ynat.html")
+        page = visit.page
+        counts = page.locator("table.agreement tbody tr").first
+        both, only_a, only_b, neither = (int(n) for n in counts.locator("td").all_inner_texts()[2:])
+        assert both + only_a + only_b + neither == 60 and only_a + only_b > 0
+        items = page.locator("table#side-by-side-items")
+        assert items.locator("tbody tr").count() == min(only_a + only_b, 25)  # a page of 25
+        pair_filter = "#side-by-side-items thead th .dtcc-button"
+        task_page = url + "book/_generated/tasks/ynat.html"
+        assert not open_control_findings(browser, task_page, pair_filter)
+        page.locator(pair_filter).first.focus()
+        page.keyboard.press("Enter")
+        search = page.locator(".dtcc-dropdown .dtcc-list-search")
+        search.focus()
+        page.keyboard.type("pair 1")
+        page.keyboard.press("Tab")  # to the list's first option, then pick it
+        picked = page.locator(".dtcc-dropdown .dtcc-list-buttons .dtcc-button").first
+        picked.focus()
+        page.keyboard.press("Enter")
+        page.keyboard.press("Escape")
+        assert set(items.locator("tbody td:first-child").all_inner_texts()) == {"pair 1"}
+        row = items.locator("tbody tr").first.locator("td").all_inner_texts()
+        assert row[2] in ("A", "B") and row[4] != row[5]  # its right side; two predictions
+        assert not visit.errors, visit.errors
+        visit.close()
+        plain = browser.new_page(viewport=LAPTOP, java_script_enabled=False)  # the plain table
+        plain.goto(url + "book/_generated/tasks/ynat.html")
+        assert plain.locator("table#side-by-side-items tbody tr").count() == only_a + only_b
+        plain.close()
+        if accessibility.AXE.exists():
+            found = accessibility.audit(
+                browser, url, {"side by side": "book/_generated/tasks/ynat.html"}
+            )
+            assert not found, found

@@ -68,7 +68,7 @@ def test_a_failed_rerun_after_a_code_change_keeps_the_result_its_page_and_predic
     assert cells[-1].source.startswith("## Run card")
     table = (root / "book/_generated/results.md").read_text()
     assert "77.00" in table and "stale: task code changed" in table
-    assert 'href="runs/ynat/smoke-kluebook--tiny-roberta-seed1.html"' in table
+    assert 'href="runs/ynat/smoke-kluebook--tiny-roberta-seed1.html#items"' in table
     status = (root / "book/_generated/status.md").read_text()
     assert "**stale**: task code changed" in status
     assert "OutOfMemoryError: CUDA out of memory (its result of" in status

@@ -4,7 +4,7 @@ The table is DataTables through itables, never hand-written table code: search o
 column, sorting, pagination and a SearchBuilder ("Add condition") for filters such as wrong
 items only, a gold or predicted label, a source or a confidence range. DataTables' library
 (itables' `dt_for_itables` bundle) is one shared file of the site, `_static/itables/`, that the
-Sphinx extension copies from the installed itables (`kluebook.book.sphinx_hooks`); a page holds
+Sphinx extension copies from the installed itables (`kluebook.book.table_assets`); a page holds
 only its items. Without JavaScript the page shows itables' static preview, a plain table of the
 first items, and the caption says where every item is (the downloads).
 
@@ -24,13 +24,14 @@ import numpy as np
 import pandas as pd
 from itables import to_html_datatable
 
+from kluebook.book.table_assets import bundle_url
+
 # Characters of one text shown in a cell (the downloads keep the whole text).
 TEXT_LIMIT = 300
 # Items on one page of the table, and the page sizes a reader may choose.
 PAGE_LENGTH = 10
 LENGTHS = [10, 25, 100, 500]
-# Where the site keeps DataTables' bundle and the address-keeping script, from its root.
-BUNDLE = "_static/itables/dt_bundle.js"
+# Where the site keeps the address-keeping script, from its root.
 ADDRESS_SCRIPT = "_static/kluebook-items.js"
 
 
@@ -78,13 +79,12 @@ def browser_html(frame: pd.DataFrame, table_id: str, page: str, caption: str) ->
     """The items of `frame` as an item browser (see the module's docstring) for the page whose
     docname is `page`; `caption` names the table (screen readers announce it)."""
     up = posixpath.relpath(".", posixpath.dirname(page) or ".")
-    bundle = posixpath.join(up, BUNDLE)
     table = to_html_datatable(
         _shown(frame).reset_index(drop=True),
         caption=caption,
         table_id=table_id,
         connected=True,
-        dt_url=bundle,
+        dt_url=bundle_url(page),
         allow_html=True,
         showIndex=False,
         maxBytes=0,

@@ -1,63 +1,26 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
-registry's order, in sections of comparable rows, each metric an erratum corrects marked."""
+registry's order, in sections of comparable rows, each metric an erratum corrects marked; and
+its interactive copy, a block column to filter and columns to sort within the blocks."""
 
 import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
-
-import pandas as pd
-import yaml
 
 from kluebook.book.klue_marks import emphasis, emphasise
-from kluebook.common.paths import CONFIGS
+from kluebook.book.klue_notes import metric_notes, model_references, source_note
+from kluebook.book.table_assets import datatable
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.recording.fingerprints import FINE_TUNED
 from kluebook.results.aggregation import Cell, Row
-from kluebook.results.links import RESULTS_PAGE, href, methods_page, task_page
+from kluebook.results.links import ITEMS_ANCHOR, RESULTS_PAGE, href, methods_page, task_page
 from kluebook.results.uncertainty import cell_title, runner_up_ties
 from kluebook.tasks import Metric, Task
-from kluebook.training.checkpoints import model_entry, registered_models
+from kluebook.training.checkpoints import model_entry
 
 # The KLUE repositories the table's numbers and metrics come from.
 KLUE_REPOSITORY = "https://github.com/KLUE-benchmark/KLUE"
 KLUE_BASELINE = "https://github.com/KLUE-benchmark/KLUE-baseline"
-
-
-def _config(name: str) -> dict:
-    with open(CONFIGS / name, encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
-
-
-@cache
-def published_tables() -> dict[str, dict]:
-    """Each table of published_scores.csv (`current`, `original`) by its `source` text: its
-    address, name and what is known of its split (configs/published_tables.yaml)."""
-    tables = _config("published_tables.yaml")
-    frame = pd.read_csv(CONFIGS / "published_scores.csv")
-    return {
-        source: {"table": table, **tables.get(table, {})}
-        for table, source in frame.groupby("table", sort=False)["source"].first().items()
-    }
-
-
-@cache
-def model_references() -> dict[str, dict]:
-    """Each published model's paper and checkpoint or project page (models.yaml, `references`),
-    with the parameter count of its released checkpoint where models.yaml has one."""
-    references = {name: dict(ref) for name, ref in _config("models.yaml")["references"].items()}
-    for entry in registered_models().values():
-        if entry.get("published") in references and "parameters" in entry:
-            references[entry["published"]]["parameters"] = entry["parameters"]
-    return references
-
-
-@cache
-def metric_notes() -> dict[tuple[str, str], str]:
-    """(task, metric) -> the footnote of a metric that is not what its name suggests."""
-    notes = _config("metric_notes.yaml")
-    return {(task, key): note for task, metrics in notes.items() for key, note in metrics.items()}
 
 
 def parameters_text(count: int | None) -> str:
@@ -95,14 +58,18 @@ def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
 
 
 def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> str:
+    """A number cell; `data-order` is the value an interactive table sorts it by. Each seed of a
+    reproduced cell links to the item browser of its run (`ITEMS_ANCHOR` of the run page)."""
     if cell is None:
-        return '<td class="num missing">—</td>'
+        return '<td class="num missing" data-order="-1">—</td>'
+    order = f' data-order="{cell.mean:.4f}"'
     if row.kind == "published":
-        return f'<td class="num">{emphasise(f"{cell.mean:.2f}", mark)}</td>'
+        return f'<td class="num"{order}>{emphasise(f"{cell.mean:.2f}", mark)}</td>'
     n = len(cell.values)
     spread = f"± {cell.sd:.2f} · " if cell.sd is not None else ""
     links = " ".join(
-        f'<a href="{href(page, run)}" title="seed {seed}: {value:.2f}">s{seed}</a>'
+        f'<a href="{href(page, run, ITEMS_ANCHOR)}" title="seed {seed}: {value:.2f}, its items">'
+        f"s{seed}</a>"
         if run
         else f"s{seed}"
         for (seed, run), value in zip(cell.runs, cell.values, strict=True)
@@ -111,7 +78,7 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
     attribute = f' title="{html.escape(title)}"' if title else ""
     tie = f'<span class="tie" title="{html.escape(tie)}">≈</span>' if tie else ""
     return (
-        f'<td class="num"{attribute}>'
+        f'<td class="num"{attribute}{order}>'
         f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}"
         f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
         f"{spread}n={n}</span>"
@@ -191,26 +158,6 @@ def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, st
     return f'<th class="metric" scope="col">{text}</th>'
 
 
-def source_note(mark: str, source: str) -> str:
-    """The footnote of a published table: its split, and where it is."""
-    table = published_tables().get(source, {})
-    if not table:
-        return (
-            f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
-            f"{html.escape(source)}.</p>"
-        )
-    evidence = "; ".join(
-        f'<a href="{html.escape(url, quote=True)}">{html.escape(name)}</a>'
-        for name, url in table.get("evidence", [])
-    )
-    return (
-        f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
-        f"{html.escape(table['split'])} "
-        f'Source: <a href="{html.escape(table["url"], quote=True)}">{html.escape(table["name"])}'
-        f"</a>{f' (evidence: {evidence})' if evidence else ''}.</p>"
-    )
-
-
 @dataclass
 class Section:
     """A block of rows of the table, with a heading row; marks are compared within it."""
@@ -219,28 +166,30 @@ class Section:
     rows: list[Row]
     mark_best: bool = True
     empty: str = ""
+    block: str = ""  # its short name, the interactive table's filter
 
 
 def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
-    """The KLUE-style table as HTML (no blank line, so Markdown keeps it one block)."""
+    """The KLUE-style table: the plain table in blocks of rows, and its interactive copy (one
+    block column to filter by, columns sortable within each block: `table_assets`), then its
+    footnotes (no blank line, so Markdown keeps it one block)."""
     cols = columns(tasks)
     width = 1 + len(cols)
     marks: dict[tuple[str, str], int] = {}
-    head = [
-        '<tr><th rowspan="2" class="model" scope="col">Model<span class="config">size · split'
+    tasks_row = "".join(
+        f'<th colspan="{len(t.metrics)}" class="task" scope="colgroup">'
+        f'<a href="{href(page, task_page(t))}" title="{html.escape(t.title)}">'
+        f"{html.escape(short_name(t))}</a></th>"
+        for t in tasks
+    )
+    model = (
+        '<th rowspan="2" class="model" scope="col">Model<span class="config">size · split'
         "</span></th>"
-        + "".join(
-            f'<th colspan="{len(t.metrics)}" class="task" scope="colgroup">'
-            f'<a href="{href(page, task_page(t))}" title="{html.escape(t.title)}">'
-            f"{html.escape(short_name(t))}</a></th>"
-            for t in tasks
-        )
-        + "</tr>",
-        "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>",
-    ]
+    )
+    metrics_row = "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>"
     notes: dict[str, str] = {}
-    body = []
-    for section in sections:
+    body, flat = [], []
+    for number, section in enumerate(sections):
         kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
         body.append(f'<tbody class="{kind}">')
         body.append(
@@ -265,7 +214,10 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 )
                 for t, m in cols
             )
-            body.append(f"<tr>{row_head(row, notes)}{cells}</tr>")
+            head = row_head(row, notes)
+            body.append(f"<tr>{head}{cells}</tr>")
+            block = f'<td class="block" data-order="{number}">{html.escape(section.block)}</td>'
+            flat.append(f'<tr class="{kind}">{block}{head}{cells}</tr>')
         body.append("</tbody>")
     footnotes = "".join(source_note(mark, source) for source, mark in notes.items())
     footnotes += "".join(
@@ -274,10 +226,32 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
         "</p>"
         for (task, key), number in marks.items()
     )
-    return (
-        '<div class="klue-table-wrap"><table class="klue-table">'
-        f"<thead>{''.join(head)}</thead>{''.join(body)}</table></div>{footnotes}"
+    name = "The KLUE table" + (f": {short_name(tasks[0])}" if len(tasks) == 1 else "")
+    caption = f'<caption class="visually-hidden">{html.escape(name)}</caption>'
+    plain = (
+        f'<table class="klue-table">{caption}'
+        f"<thead><tr>{model}{tasks_row}</tr>{metrics_row}</thead>{''.join(body)}</table>"
     )
+    block_head = '<th rowspan="2" class="block" scope="col">Block</th>'
+    inner = (
+        f"{caption}<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
+        f"<tbody>{''.join(flat)}</tbody>"
+    )
+    interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
+    return f'<div class="klue-table-wrap">{interactive}</div>{footnotes}'
+
+
+# The interactive KLUE table: every row on one page, sorted within its block (the blocks keep
+# their order), the block column filtered from a list of its values, one search box.
+TABLE_OPTIONS = {
+    "classes": ["klue-table"],
+    "paging": False,
+    "order": [],
+    "orderFixed": {"pre": [0, "asc"]},
+    "autoWidth": False,
+    "columnDefs": [{"targets": 0, "className": "dt-left", "columnControl": [["searchList"]]}],
+    "layout": {"topStart": None, "topEnd": "search", "bottomStart": "info", "bottomEnd": None},
+}
 
 
 def _task_label(tasks: list[Task], name: str, key: str) -> str:
@@ -294,13 +268,18 @@ def sections_for(
     smoke rows apart, then the prompted rows in blocks of their own (another protocol, never
     ranked)."""
     sections = [
-        Section("Published: KLUE README, test split (KLUE's own marks recomputed)", published)
+        Section(
+            "Published: KLUE README, test split (KLUE's own marks recomputed)",
+            published,
+            block="Published",
+        )
     ]
     if reference:
         sections.append(
             Section(
                 "Dev reference: the KLUE README's first table (2021), dev split (see its note)",
                 reference,
+                block="Dev reference",
             )
         )
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
@@ -309,7 +288,8 @@ def sections_for(
         (groups if row.method == FINE_TUNED else prompted)[(row.profile, row.split)].append(row)
     real = [k for k in groups if k[0] != "smoke"]
     for profile, split in real:
-        sections.append(Section(f"Reproduced: {profile} profile, {split}", groups[profile, split]))
+        title, block = f"Reproduced: {profile} profile, {split}", f"Reproduced, {profile}, {split}"
+        sections.append(Section(title, groups[profile, split], block=block))
     if not real and not [k for k in prompted if k[0] != "smoke"]:
         sections.append(
             Section(
@@ -326,6 +306,7 @@ def sections_for(
                 "fine-tuned on generated data, not a reproduction",
                 groups[profile, split],
                 mark_best=False,
+                block=f"Smoke, {split}",
             )
         )
     for (profile, split), mine in sorted(prompted.items(), key=lambda k: k[0][0] == "smoke"):
@@ -337,5 +318,8 @@ def sections_for(
         )
         kind = "Prompted pipeline check" if profile == "smoke" else "Prompted"
         title = f"{kind}: {profile} profile, {split}: {what}"
-        sections.append(Section(title, mine, mark_best=False))
+        block = (
+            f"Prompted smoke, {split}" if profile == "smoke" else f"Prompted, {profile}, {split}"
+        )
+        sections.append(Section(title, mine, mark_best=False, block=block))
     return sections

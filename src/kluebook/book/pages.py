@@ -16,6 +16,7 @@ from kluebook.book.klue_table import sections_for, table_html
 from kluebook.book.myst import list_table
 from kluebook.book.prompt_sensitivity import sensitivity_markdown
 from kluebook.book.results_page import figure_path
+from kluebook.book.side_by_side import side_by_side
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, ROOT, RUNS
 from kluebook.recording.records import RunRecord
@@ -111,9 +112,10 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         "## Results\n",
         "Published test-set scores, the KLUE README's first table (dev) as the reference, and "
         "this book's dev-set scores (mean, then ± sd and the number of seeds n; s1, s2, … link "
-        "to each seed's run). Prompted runs, labelled with their shots, are in blocks of their "
-        "own, never ranked against the fine-tuned ones (the methods page says how the task is "
-        "prompted).\n",
+        "to the items of each seed's run). With JavaScript, pick a block in the Block column's "
+        "filter and sort any column within the blocks. Prompted runs, labelled with their "
+        "shots, are in blocks of their own, never ranked against the fine-tuned ones (the "
+        "methods page says how the task is prompted).\n",
         table_html(sections, [task], page) + "\n",
         f":::{{figure}} /{figure_path(task).relative_to(ROOT).as_posix()}\n"
         f":alt: {task.title}: each configuration's dev scores beside the published test "
@@ -124,6 +126,7 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         resolution_text(task, records),
         "### Sensitivity to the prompt\n",
         sensitivity_markdown(task, sweeps(task, rows)),
+        side_by_side(task, records, page, root),
         task_errata(task),
         "## Runs\n",
     ]

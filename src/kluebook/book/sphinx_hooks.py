@@ -14,16 +14,16 @@ Exercise labels. Each task notebook ends with sphinx-exercise exercises labelled
 and their solutions name those labels. Every executed run of the task repeats them, and Sphinx
 labels must be unique in the book: when a run page is read, its labels get a prefix of its own.
 
-DataTables. The item browsers of the run pages (`kluebook.book.item_browser`) load itables'
-`dt_for_itables` bundle from `_static/itables/`: one file for the whole site, copied from the
-installed itables when the site is built, so the book's sources hold no copy of it.
+Interactive tables. The KLUE table, the side-by-side tables and the run pages' item browsers
+load the DataTables bundle from one copy in the site (`table_assets.copy_bundle`).
 """
 
 import hashlib
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import quote
+
+from kluebook.book.table_assets import copy_bundle
 
 # A task's pages: its executed runs and its methods page (written by kluebook.book.pages).
 TASK_PAGE = re.compile(
@@ -114,22 +114,9 @@ def unique_exercise_labels(app, docname, source) -> None:
     source[0] = run_page_labels(docname, source[0])
 
 
-def copy_datatables(app, exception) -> None:
-    """`build-finished` handler: itables' DataTables bundle (script and style) into the html
-    site's `_static/itables/` (see the module's docstring)."""
-    if exception is not None or app.builder.format != "html":
-        return
-    from itables.utils import find_package_file  # lazy: only an html build needs it
-
-    folder = Path(app.outdir) / "_static" / "itables"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in ("dt_bundle.js", "dt_bundle.css"):
-        shutil.copyfile(find_package_file(f"html/{name}"), folder / name)
-
-
 def setup(app):
-    app.connect("build-finished", copy_datatables)
     app.connect("source-read", unique_exercise_labels)
     # After sphinx-book-theme's own launch buttons (priority 501).
     app.connect("html-page-context", point_launch_buttons, priority=600)
+    app.connect("build-finished", copy_bundle)  # the interactive tables' DataTables
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -97,10 +97,11 @@ def compare_command(
     configuration label of a sweep (`learning_rate=0.001`), each with all its seeds and scored
     with the switches its records hold. Both are resampled over the same
     dev-set units (and their seeds); each metric prints A, B, A - B, its 95% interval, a p-value
-    and the verdict "A is better", "B is better" or "not distinguishable with this dev set".
+    and the verdict "A is better", "B is better" or "not distinguishable with this dev set";
+    then, per seed pair, the 2x2 table of the items each side gets right.
     """
     from kluebook.recording.records import read_records  # lazy: CLI start-up
-    from kluebook.results import compare  # lazy: CLI start-up
+    from kluebook.results import agreement, compare  # lazy: CLI start-up
     from kluebook.tasks import get_task  # lazy: CLI start-up
     from kluebook.training.recipes import scoring_switches  # lazy: CLI start-up
 
@@ -121,3 +122,5 @@ def compare_command(
         gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
     results = compare.compare(chosen, *sides)
     typer.echo(compare.table(chosen, gold_records, *sides, results))
+    counts = agreement.side_agreements(chosen, gold_records, *sides)
+    typer.echo(agreement.agreement_text(counts))

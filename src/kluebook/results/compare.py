@@ -28,9 +28,12 @@ from kluebook.training.recipes import record_switches
 
 @dataclass
 class Side:
-    """One side of a comparison: its label and, per seed, the metrics and their resamples."""
+    """One side of a comparison: its label, the switches it is scored with and, per seed, its
+    predictions matched to the gold items, the metrics and their resamples."""
 
     label: str
+    switches: Mapping[str, object] = field(default_factory=dict)
+    predictions: list[dict] = field(default_factory=list)
     metrics: list[dict] = field(default_factory=list)
     replicates: list[dict] = field(default_factory=list)
 
@@ -44,12 +47,13 @@ def scored_side(
 ) -> Side:
     """The metrics and resampled values of each seed's prediction lines against `gold`, scored
     with the recipe `switches`."""
-    side = Side(label)
+    side = Side(label, switches)
     for rows in seeds:
         try:
             predictions = index_predictions(task, gold, rows)
         except KluebookError as error:
             raise KluebookError(f"{label}: {error} (not the same dev set?)") from error
+        side.predictions.append(predictions)
         side.metrics.append(task.module.score(gold, predictions, switches))
         side.replicates.append(bootstrap.replicates(task, gold, predictions, switches=switches))
     return side

@@ -45,7 +45,7 @@ class Items:
     missing_gold: str = ""
 
 
-def _key_text(key) -> str:
+def key_text(key) -> str:
     """An item's key as a page shows it: the guid, `guid turn N` for a dialogue's turn."""
     return f"{key[0]} turn {key[1]}" if isinstance(key, tuple) else str(key)
 
@@ -121,7 +121,7 @@ def items_frame(task: Task, predicted: list[dict], records: list[dict]) -> pd.Da
     rows = []
     for line in predicted:
         key = task.module.prediction_key(line)
-        row = {"guid": _key_text(key)}
+        row = {"guid": key_text(key)}
         answer = _answer(line)
         correct = None
         if key in gold:

@@ -16,6 +16,8 @@ STATUS_PAGE = "book/status"
 ERRATA_PAGE = "book/errata"
 TASK_PAGES = "book/_generated/tasks"
 METHODS_PAGES = "book/_generated/methods"
+# The id of the item browser's section on a run page: where a table cell's seed links to.
+ITEMS_ANCHOR = "items"
 
 
 def task_page(task: Task) -> str:
