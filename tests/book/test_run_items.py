@@ -4,6 +4,7 @@ without JavaScript; the items and the record as downloads, linked from the run p
 results page, the same bytes from one build to the next."""
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from kluebook.book import downloads, item_browser, run_items, run_pages
 from kluebook.common.json_files import write_jsonl
 from kluebook.data.loading import load_split
 from kluebook.results import items
+from kluebook.scoring.predicted_labels import label_lines
 from kluebook.tasks import get_task
 
 PAGE = "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb"
@@ -137,6 +139,16 @@ def test_the_confidence_is_the_winning_probability_or_the_best_choices_share():
     assert items.confidence({"choice_logprobs": [0.0, 0.0]}) == 0.5
     assert items.confidence({"choice_logprobs": {"a": -1.0, "b": -1.0, "c": -1.0}}) == 0.3333
     assert items.confidence({"label": "x"}) is None
+
+
+def test_a_classifiers_lines_carry_the_probability_of_their_label_which_the_browser_shows():
+    records = [{"guid": "a"}, {"guid": "b"}]
+    lines = label_lines(records, [[0.0, 0.0, math.log(2)], [3.0, 0.0, 0.0]], ["x", "y", "z"])
+    assert lines == [
+        {"guid": "a", "label": "z", "probability": 0.5},  # 2 / (1 + 1 + 2)
+        {"guid": "b", "label": "x", "probability": round(math.e**3 / (math.e**3 + 2), 4)},
+    ]
+    assert [items.confidence(line) for line in lines] == [0.5, 0.9094]
 
 
 @pytest.mark.parametrize("task_name", ["re", "sts", "wos"])

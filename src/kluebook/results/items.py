@@ -31,7 +31,7 @@ from kluebook.recording.records import RunRecord
 from kluebook.tasks import Task
 
 # Fields of a prediction line that say how sure the model was, not what it predicted.
-CONFIDENCE_FIELDS = ("probs", "choice_logprobs")
+CONFIDENCE_FIELDS = ("probability", "probs", "choice_logprobs")
 # Fields of a prompted run's line: what the model wrote, and whether it could not be read.
 PROMPTED_FIELDS = (RAW_ANSWER, UNPARSABLE)
 
@@ -66,8 +66,11 @@ def _answer(line: dict) -> dict:
 
 
 def confidence(line: dict) -> float | None:
-    """The probability of the predicted answer where the line gives one: the largest of its
-    `probs`, or of the softmax of its choices' log-likelihoods."""
+    """The probability of the predicted answer where the line gives one: its `probability` (a
+    classifier's), the largest of its `probs`, or of the softmax of its choices'
+    log-likelihoods."""
+    if line.get("probability") is not None:
+        return line["probability"]
     if line.get("probs"):
         return round(max(line["probs"]), 4)
     logprobs = line.get("choice_logprobs")
