@@ -8,18 +8,23 @@ It serves the html folder over HTTP on the loopback address, opens each page in 
 (Debian's, driven by Playwright), injects axe-core (`npm ci` at the repository root installs the
 version package-lock.json pins) and prints, per kind of page, the findings at each width and mode
 and the rules they break, then the total. A kind of page the site lacks (an older build) is
-listed as absent. The browser test (tests/end_to_end/test_site_in_browser.py) audits the same pages
-with the same functions and fails on any finding.
+listed as absent. Then, read from the HTML of every page without a browser (`unreadable`), each
+image with no text alternative and each table without header cells or a caption. The browser
+test (tests/end_to_end/test_site_in_browser.py) audits the same pages with the same functions and
+fails on any finding; the end-to-end test (tests/end_to_end/test_end_to_end.py) runs
+`unreadable` over a book of every task.
 """
 
 import argparse
 import contextlib
 import functools
 import http.server
+import re
 import shutil
 import sys
 import threading
 from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,6 +82,56 @@ def audit(browser, base_url: str, pages: dict[str, str]) -> list[dict]:
     return findings
 
 
+class Readable(HTMLParser):
+    """The images (src, alt) and tables (whether each has a header cell and a caption) of the
+    main content of one HTML file."""
+
+    def __init__(self):
+        super().__init__()
+        self.images: list[tuple[str, str]] = []
+        self.tables: list[dict] = []
+        self.depth = 0  # inside <main>
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.depth += tag == "main"
+        if not self.depth:
+            return
+        if tag == "img":
+            self.images.append((attrs.get("src", ""), attrs.get("alt") or ""))
+        elif tag == "table" and "hidden" not in attrs:  # a hidden one is filled by a script
+            self.tables.append({"class": attrs.get("class", ""), "th": False, "caption": ""})
+        elif tag in ("th", "caption") and self.tables:
+            self.tables[-1][tag] = True if tag == "th" else self.tables[-1][tag] or " "
+
+    def handle_endtag(self, tag):
+        self.depth -= tag == "main" and self.depth > 0
+
+    def handle_data(self, data):
+        if self.tables and self.tables[-1]["caption"] == " ":
+            self.tables[-1]["caption"] = data.strip() or " "
+
+
+def unreadable(site: Path) -> list[str]:
+    """Each image without a text alternative and each table without header cells or a caption,
+    in the main content of every page of the html folder `site`: one line each."""
+    problems = []
+    for path in sorted(p for p in site.rglob("*.html") if "_static" not in p.parts):
+        name = path.relative_to(site).as_posix()
+        if name in ("genindex.html", "search.html"):  # the theme's own pages, no content
+            continue
+        readable = Readable()
+        readable.feed(path.read_text(encoding="utf-8"))
+        for src, alt in readable.images:
+            # myst-nb's default, the image's own path, says nothing about what it shows.
+            if not alt or alt == src or re.search(r"\.(png|svg|jpe?g)$", alt):
+                problems.append(f"{name}: image {src} has no text alternative ({alt!r})")
+        for table in readable.tables:
+            if not table["th"] or not table["caption"].strip():
+                problems.append(f"{name}: table {table} lacks header cells or a caption")
+    return problems
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -130,6 +185,10 @@ def main() -> int:
     rules = Counter(f["rule"] for f in findings)
     print(
         f"total: {len(findings)} findings on {len(pages)} pages x 4 ({dict(rules.most_common())})"
+    )
+    problems = unreadable(args.site)
+    print(
+        f"plain HTML, every page: {len(problems)} images or tables unreadable", *problems, sep="\n"
     )
     return 0
 

@@ -249,13 +249,14 @@ def accessible_writers(app) -> None:
 
 def figure_alt(source: str) -> str:
     """What the figure of a notebook cell shows, from the cell's code: the title it gives the
-    figure, then the first sentence of the docstring of each `kluebook.common.plots` function it
-    calls ("" when it calls none)."""
-    docstrings = plot_docstrings()
+    figure, then the first sentence of the docstring of each figure function it calls, as
+    `module.function(` ("" when it calls none; see `figure_docstrings`)."""
+    docstrings = figure_docstrings()
     described = []
-    for name in re.findall(r"\bplots\.(\w+)\(", source):
-        doc = docstrings.get(name, "")
-        described.append(re.split(r"(?<=\.)\s", doc.replace("\n", " "))[0].rstrip("."))
+    for call in re.findall(r"\b(\w+\.\w+)\(", source):
+        if call in docstrings:
+            doc = docstrings[call].replace("\n", " ")
+            described.append(re.split(r"(?<=\.)\s", doc)[0].rstrip("."))
     title = re.search(r"\btitle\s*=\s*(['\"])(.+?)\1", source)
     if title and described:
         described.insert(0, title.group(2))
@@ -263,17 +264,36 @@ def figure_alt(source: str) -> str:
 
 
 @cache
-def plot_docstrings() -> dict[str, str]:
-    """The docstring of each function of `kluebook.common.plots`, read from its source (importing it
-    would load matplotlib and pandas into the build for nothing else)."""
-    source = Path(importlib.util.find_spec("kluebook.common.plots").origin).read_text(
-        encoding="utf-8"
-    )
-    return {
-        node.name: ast.get_docstring(node) or ""
-        for node in ast.parse(source).body
-        if isinstance(node, ast.FunctionDef)
-    }
+def figure_docstrings() -> dict[str, str]:
+    """The docstring of each public function of the package's modules that draw with matplotlib
+    (`kluebook.common.plots`, a task's own figures such as DP's arc diagram), keyed as a notebook
+    calls it, `module.function`; read from the sources (importing them would load matplotlib and
+    pandas into the build for nothing else)."""
+    package = Path(importlib.util.find_spec("kluebook").origin).parent
+    docstrings = {}
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text) if "matplotlib" in text else None
+        if tree is None or not draws(tree):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                docstrings[f"{path.stem}.{node.name}"] = ast.get_docstring(node) or ""
+    return docstrings
+
+
+def draws(tree: ast.Module) -> bool:
+    """Whether the module `tree` imports matplotlib (anywhere in it)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            continue
+        if any(name.split(".")[0] == "matplotlib" for name in names):
+            return True
+    return False
 
 
 def describe_notebook_figures(app, doctree) -> None:

@@ -1,16 +1,21 @@
 """The whole pipeline on the offline default, in a scratch copy of the book: every task
 notebook runs on the smoke profile and learns, a failing run is recorded as failed while the
-others go on, the book builds with every page, and a rebuild executes nothing."""
+others go on, the book builds with every page, a rebuild executes nothing, and every figure
+and table of every task's pages reads without sight (text alternatives, header cells, captions:
+the browser test's plain-HTML check, on the one book here that has every task)."""
 
 import json
 
 import pytest
+from conftest import load_script
 
+from kluebook.common.paths import CHECKOUT
 from kluebook.data.loading import GENERATOR_VERSION
 from kluebook.tasks import available_tasks, get_task
 
 pytestmark = pytest.mark.slow
 TASKS = available_tasks()
+accessibility = load_script(CHECKOUT / "benchmarks" / "accessibility.py")
 
 
 @pytest.fixture(scope="module")
@@ -86,35 +91,24 @@ def test_kluebook_score_gives_the_recorded_metrics_for_the_runs_predictions(
     assert json.loads(scored.stdout) == result["metrics"]
 
 
-def test_the_book_builds_and_a_rebuild_executes_nothing(kluebook, scratch):
+@pytest.fixture(scope="module")
+def book(kluebook, scratch):
+    """The book of the runs of `scratch` (the tiny model's), built twice: both commands' results
+    and the html folder."""
     root, _, _ = scratch
     site = root / "site"
-    result = kluebook(
-        root,
-        "book",
-        "--seeds",
-        "1",
-        "--quiet",
-        "--models",
-        "kluebook/tiny-roberta",
-        "--path-output",
-        str(site),
-    )
+    args = ["--seeds", "1", "--quiet", "--models", "kluebook/tiny-roberta"]
+    first = kluebook(root, "book", *args, "--path-output", str(site))
+    again = kluebook(root, "book", *args, "--path-output", str(site))
+    return first, again, site / "_build" / "html"
+
+
+def test_the_book_builds_and_a_rebuild_executes_nothing(scratch, book):
+    root, _, _ = scratch
+    result, again, html = book
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert f"0 succeeded, {len(TASKS)} skipped (up to date), 0 failed" in result.stdout
-    again = kluebook(
-        root,
-        "book",
-        "--seeds",
-        "1",
-        "--quiet",
-        "--models",
-        "kluebook/tiny-roberta",
-        "--path-output",
-        str(site),
-    )
     assert again.returncode == 0 and "(up to date: no page changed" in again.stdout
-    html = site / "_build" / "html"
     for task in TASKS:
         page = html / "book" / "runs" / task / "smoke-kluebook--tiny-roberta-seed1.html"
         assert "<img" in page.read_text(), task  # figures rendered from the executed outputs
@@ -124,3 +118,10 @@ def test_the_book_builds_and_a_rebuild_executes_nothing(kluebook, scratch):
     ynat_score = record(root, "ynat")["metrics"]["macro_f1"]
     assert "tiny-roberta" in results_page and f"{ynat_score:.2f}" in results_page
     assert "Park" in (html / "book" / "cite.html").read_text()
+
+
+def test_every_figure_of_every_task_has_a_text_alternative_and_every_table_headers(book):
+    html = book[2]
+    assert sorted(p.parent.name for p in (html / "book" / "runs").glob("*/*.html")) == sorted(TASKS)
+    problems = accessibility.unreadable(html)
+    assert not problems, "\n".join(problems)

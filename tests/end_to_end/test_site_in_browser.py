@@ -463,51 +463,8 @@ def test_the_keyboard_skips_to_the_content_and_shows_where_the_focus_is(base_url
     visit.close()
 
 
-class Readable(HTMLParser):
-    """The images (src, alt) and tables (whether each has a header cell and a caption) of the
-    main content of one HTML file."""
-
-    def __init__(self):
-        super().__init__()
-        self.images: list[tuple[str, str]] = []
-        self.tables: list[dict] = []
-        self.depth = 0  # inside <main>
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        self.depth += tag == "main"
-        if not self.depth:
-            return
-        if tag == "img":
-            self.images.append((attrs.get("src", ""), attrs.get("alt") or ""))
-        elif tag == "table" and "hidden" not in attrs:  # a hidden one is filled by a script
-            self.tables.append({"class": attrs.get("class", ""), "th": False, "caption": ""})
-        elif tag in ("th", "caption") and self.tables:
-            self.tables[-1][tag] = True if tag == "th" else self.tables[-1][tag] or " "
-
-    def handle_endtag(self, tag):
-        self.depth -= tag == "main" and self.depth > 0
-
-    def handle_data(self, data):
-        if self.tables and self.tables[-1]["caption"] == " ":
-            self.tables[-1]["caption"] = data.strip() or " "
-
-
 def test_every_figure_has_a_text_alternative_and_every_table_headers_and_a_caption(site):
-    problems = []
-    for path in html_pages(site):
-        name = path.relative_to(site).as_posix()
-        if name in ("genindex.html", "search.html"):  # the theme's own pages, no content
-            continue
-        readable = Readable()
-        readable.feed(path.read_text(encoding="utf-8"))
-        for src, alt in readable.images:
-            # myst-nb's default, the image's own path, says nothing about what it shows.
-            if not alt or alt == src or re.search(r"\.(png|svg|jpe?g)$", alt):
-                problems.append(f"{name}: image {src} has no text alternative ({alt!r})")
-        for table in readable.tables:
-            if not table["th"] or not table["caption"].strip():
-                problems.append(f"{name}: table {table} lacks header cells or a caption")
+    problems = accessibility.unreadable(site)
     assert not problems, "\n".join(problems)
 
 

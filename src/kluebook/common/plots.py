@@ -227,3 +227,19 @@ def reliability_diagram(curves: dict[str, Sequence[dict]], title: str = ""):
     fig.tight_layout()
     _show_once()
     return fig
+
+
+def scores_by(scores: pd.DataFrame, xlabel: str, title: str = "", kind: str = "bar"):
+    """Dev scores (×100) in groups of examples: one bar, or line, per metric in each group.
+
+    `scores` has a row per group (in order) and a column per metric; `kind` is "bar" or "line".
+    """
+    if kind == "bar":
+        ax = scores.plot.bar(figsize=(7, 3.2), rot=0, ylim=(0, 100), title=title)
+    else:
+        ax = scores.plot.line(marker="o", figsize=(7, 3.2), ylim=(0, 100), title=title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("score (×100)")
+    ax.figure.tight_layout()
+    _show_once()
+    return ax
