@@ -87,6 +87,12 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
             else ""
         )
         + "."
+        + (
+            " An item's prompt is the first dev item's full prompt, printed above, with "
+            "the item's own text in the query: one draw of demonstrations serves every item."
+            if record.outcome.prompted is not None
+            else ""
+        )
     )
     about = (
         f"## Dev items\n\nAll {count:,} dev items of this run. {gold} Search over every "
