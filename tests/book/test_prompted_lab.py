@@ -116,7 +116,10 @@ def test_exercise_2_counts_the_discordant_items_behind_compares_difference(lab, 
     compared = kluebook(
         root, "compare", labels["prompted, 5 shots"], labels["prompted, 0 shots"], "--task", "nli"
     )
-    assert compared.stdout.rstrip().endswith("not distinguishable with this dev set")
+    assert "not distinguishable with this dev set" in compared.stdout
+    # Its 2x2 of items right counts the exercise's discordant items.
+    counts = compared.stdout.rstrip().splitlines()[-1].split(":")[1].split()
+    assert (int(counts[1]), int(counts[2])) == (shots["only A right"], shots["only B right"])
 
 
 def test_exercise_3_crosses_the_gold_labels_with_who_got_each_item_right(lab):

@@ -69,8 +69,8 @@ def book(
 
     Without --matrix, --models, --seeds, --data-source, --data-dir or --set, the smoke book
     also runs the prompted smoke runs of every task (the tiny causal LM, 0 and 5 shots) and
-    NLI's sweep over prompt templates and demonstration seeds (`prompt-sensitivity`), cut to
-    the --tasks given.
+    one task's sweep over prompt templates and demonstration seeds (`prompt-sensitivity`), cut
+    to the --tasks given (configs/book.yaml says which).
 
     The site lands in `<path-output>/_build/html`. Notebooks are executed by the runner only;
     the build renders them as they are. Failed runs are reported, the book is built from the

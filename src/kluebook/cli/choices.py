@@ -5,6 +5,8 @@ into the plan's options by `run_options`) and where they execute (`Execution`, w
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+import yaml
+
 from kluebook.cli.options import check_base_url, parse_seeds, parse_settings, split_names
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
@@ -121,25 +123,27 @@ class Selection:
         return cls(**{**chosen, "settings": tuple(chosen["settings"])})
 
 
-# The runs a profile's book adds to its own matrix's (`kluebook book` as `make book` calls it):
-# shipped sweeps of configs/sweeps, each with the tasks it is cut to (None: every task). The
-# smoke book adds the prompted smoke runs of every task (the tiny causal LM, 0 and 5 shots) and
-# NLI's sweep over templates and demonstration seeds, which its sensitivity figure draws.
-BOOK_SWEEPS: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
-    "smoke": (("prompted-smoke", None), ("prompt-sensitivity", ("nli",))),
-}
+# What `kluebook book` runs beside a profile's matrix: configs/book.yaml.
+BOOK_SWEEPS = CONFIGS / "book.yaml"
+
+
+def book_sweeps(profile: str) -> list[tuple[str, list[str] | None]]:
+    """The shipped sweeps the book of `profile` runs, each with the tasks it is cut to (None:
+    every task), from `BOOK_SWEEPS`."""
+    entries = yaml.safe_load(BOOK_SWEEPS.read_text(encoding="utf-8")) or {}
+    return [(entry["sweep"], entry.get("tasks")) for entry in entries.get(profile, [])]
 
 
 def book_selections(selection: Selection) -> list[Selection]:
     """The runs `kluebook book` executes: the selection's, and where it is its profile's own
     matrix (no --matrix, --models, --seeds, --data-source, --data-dir or --set), the profile's
-    book sweeps (`BOOK_SWEEPS`), cut to the --tasks given."""
+    book sweeps (`book_sweeps`), cut to the --tasks given."""
     chosen = [selection]
     own = Selection(profile=selection.profile, tasks=selection.tasks)
     if selection != own:
         return chosen
     asked = split_names(selection.tasks)
-    for sweep, tasks in BOOK_SWEEPS.get(selection.profile, ()):
+    for sweep, tasks in book_sweeps(selection.profile):
         names = asked if tasks is None else [t for t in tasks if not asked or t in asked]
         if names == []:  # a sweep of other tasks than those asked for
             continue

@@ -11,9 +11,9 @@ that is not the guid, the gold or the source; a list of utterances (dialogue tur
 their texts.
 
 An item is `correct` when its prediction equals the gold line field for field: exact, as the
-official metrics are not per item. Where a task has several gold answers (MRC) the gold line is
-the first, so a prediction of another gold answer shows as not correct here though exact match
-counts it; a score (STS) is neither.
+official metrics are not per item. Where a task has several gold answers the gold line is the
+first, so a prediction of another gold answer shows as not correct here though exact match
+counts it; a real-valued score is neither correct nor not.
 """
 
 import math

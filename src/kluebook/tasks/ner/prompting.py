@@ -95,5 +95,5 @@ def parse_answer(item: PromptItem, body: str) -> dict | Ungrounded | None:
 def fallback_prediction(item: PromptItem) -> dict:
     """Every character tagged wrong: O inside a gold entity, a stray I- tag elsewhere (which
     starts no entity, so the fallback predicts none)."""
-    gold = read_tags(item.fields["sentence"], item.answer)
+    gold = read_tags(item.fields["sentence"], item.answer.strip())  # as a body is read
     return _line(item, ["O" if tag != "O" else _STRAY for tag in gold])
