@@ -164,8 +164,8 @@ def test_each_kind_of_prediction_has_its_text_gold_and_confidence(tmp_path, task
     if task_name == "re":  # its relation probabilities: the gold's are one-hot
         assert frame["confidence"].tolist() == [1.0] * 5
         assert "sentence" in frame and "source" in frame and frame["correct"].all()
-    if task_name == "sts":  # a score: no right or wrong, the pair of sentences as its text
-        assert "correct" not in frame and {"sentence1", "sentence2"} <= set(frame)
+    if task_name == "sts":  # a score, right on the F1's side of 3; the pair as its text
+        assert frame["correct"].all() and {"sentence1", "sentence2"} <= set(frame)
     if task_name == "wos":  # one item per turn, the dialogue's utterances as its text
         assert frame["guid"][0] == f"{gold[0]['guid']} turn 0"
         assert gold[0]["dialogue"][0]["text"] in frame["dialogue"][0]
@@ -200,3 +200,64 @@ def test_a_prompted_runs_items_show_the_raw_answer_and_whether_it_could_be_read(
     header = re.findall(r"<th>(\w+)</th>", browser_options(html)["table_html"])
     rows = json.loads(browser_options(html)["data_json"])
     assert rows[1][header.index("unparsable")] == "yes"
+
+
+def test_an_item_is_right_as_kluebook_compare_counts_it(tmp_path):
+    """Correctness is the paired test's: MRC's second gold answer is right, an STS score on
+    the gold's side of the F1's threshold is right and one across it wrong."""
+    mrc = get_task("mrc")
+    gold = [r for r in load_split(mrc, "dev", "generated", None) if len(r["answers"]) > 1][:2]
+    lines = [
+        {"guid": gold[0]["guid"], "answer": gold[0]["answers"][1]["text"]},
+        {"guid": gold[1]["guid"], "answer": "아닌 답"},
+    ]
+    assert lines[0]["answer"] != gold[0]["answers"][0]["text"]  # not the first gold answer
+    assert items.items_frame(mrc, lines, gold)["correct"].tolist() == [True, False]
+    sts = get_task("sts")
+    pairs = load_split(sts, "dev", "generated", None)
+    high = [r for r in pairs if r["labels"]["real-label"] >= 4.0][:2]
+    lines = [{"guid": high[0]["guid"], "score": 3.2}, {"guid": high[1]["guid"], "score": 1.0}]
+    assert items.items_frame(sts, lines, high)["correct"].tolist() == [True, False]
+
+
+def test_the_top_answers_are_res_most_probable_relations_or_a_ranked_runs_choices():
+    re_task = get_task("re")
+    gold = load_split(re_task, "dev", "generated", None)[:1]
+    relations = re_task.package.data.RELATIONS
+    probs = [0.0] * len(relations)
+    probs[3], probs[7], probs[0], probs[9] = 0.5, 0.3, 0.15, 0.05
+    line = {"guid": gold[0]["guid"], "label": relations[3], "probs": probs}
+    frame = items.items_frame(re_task, [line], gold)
+    expected = f"{relations[3]} 0.50; {relations[7]} 0.30; {relations[0]} 0.15"
+    assert frame["top_answers"].tolist() == [expected]
+    nli = get_task("nli")
+    gold = load_split(nli, "dev", "generated", None)[:1]
+    logprobs = {
+        "entailment": math.log(0.2),
+        "neutral": math.log(0.7),
+        "contradiction": math.log(0.1),
+    }
+    line = {"guid": gold[0]["guid"], "label": "neutral", "choice_logprobs": logprobs}
+    frame = items.items_frame(nli, [line], gold)
+    assert frame["top_answers"].tolist() == ["neutral 0.70; entailment 0.20; contradiction 0.10"]
+
+
+def test_a_prompted_items_prompt_and_raw_answer_are_collapsed_in_its_cell():
+    task = get_task("nli")
+    gold = load_split(task, "dev", "generated", None)[:2]
+    lines = task.module.gold_predictions(gold, {})
+    long_answer = "이 문장은 앞 문장과 같은 뜻이므로 답은 함의입니다. " * 3
+    lines = [
+        {**lines[0], "raw_answer": long_answer, "item_prompt": "전제: 하나\n가설: 둘\n답:"},
+        {**lines[1], "raw_answer": "함의", "item_prompt": "짧은 질문"},
+    ]
+    frame = items.items_frame(task, lines, gold)
+    assert frame["prompt"].tolist() == ["전제: 하나\n가설: 둘\n답:", "짧은 질문"]
+    html = item_browser.browser_html(frame, "items", "book/x", "Items", items.COLLAPSED)
+    header = re.findall(r"<th>(\w+)</th>", browser_options(html)["table_html"])
+    rows = json.loads(browser_options(html)["data_json"])
+    answer = rows[0][header.index("raw_answer")]
+    summary = long_answer[: item_browser.SUMMARY_LIMIT - 1] + "…"
+    assert answer.startswith(f"<details><summary>{summary}</summary>")
+    assert long_answer.strip()[:200] in answer  # the whole text (to the cell's limit) inside
+    assert rows[1][header.index("raw_answer")] == "함의"  # a short text is shown as it is

@@ -39,14 +39,20 @@ def test_unreadable_answers_are_scored_as_the_fallback_and_counted(prompted_task
     answers = answer_items(model, template, prompting, dev[:4], train[:1], mode="generate")
     assert answers.unparsable == 2
     unread = {"unparsable": True}  # each line keeps the raw answer; an unread one says so
+    ((_, prompts, budget),) = model.asked
+    # and the item's own block of its prompt: what its prompt ends with, the answer prefix last
+    own = [{"item_prompt": line["item_prompt"]} for line in answers.predictions]
+    for prompt, line in zip(prompts, own, strict=True):
+        assert prompt.endswith("\n\n" + line["item_prompt"])
+        assert line["item_prompt"].endswith(template.answer_prefix)
+    assert own[0] != own[1] and dev[0].fields["title"] in own[0]["item_prompt"]
     assert answers.predictions == [
-        {"guid": dev[0].key, "label": "스포츠", "raw_answer": " 스포츠"},
-        {**prompting.fallback_prediction(dev[1]), **unread, "raw_answer": "모르겠습니다"},
-        {"guid": dev[2].key, "label": "정치", "raw_answer": "정치 기사입니다"},
-        {**prompting.fallback_prediction(dev[3]), **unread, "raw_answer": ""},
+        {"guid": dev[0].key, "label": "스포츠", "raw_answer": " 스포츠", **own[0]},
+        {**prompting.fallback_prediction(dev[1]), **unread, "raw_answer": "모르겠습니다", **own[1]},
+        {"guid": dev[2].key, "label": "정치", "raw_answer": "정치 기사입니다", **own[2]},
+        {**prompting.fallback_prediction(dev[3]), **unread, "raw_answer": "", **own[3]},
     ]
     assert answers.raw_answers == model.answers
-    ((_, prompts, budget),) = model.asked
     assert budget == template.max_new_tokens == 6
     assert answers.first_prompt == prompts[0] and prompts[0].startswith("<turn>")
     assert answers.first_answer == " 스포츠"
@@ -62,6 +68,8 @@ def test_rank_mode_asks_every_choice_after_every_prompt(prompted_task, split_ite
         [f" {c}" for c in item.choices] for item in dev[:2]
     ]
     logprobs = {c: {"세계": -1.0, "경제": -2.0}.get(c, -10.0) for c in dev[0].choices}
+    for (prompt, _), line in zip(requests, answers.predictions, strict=True):
+        assert prompt.endswith("\n\n" + line.pop("item_prompt"))
     assert answers.predictions == [
         {"guid": item.key, "label": "세계", "choice_logprobs": logprobs} for item in dev[:2]
     ]

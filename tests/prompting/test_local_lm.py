@@ -12,7 +12,7 @@ from kluebook.prompting.answering import answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
 from kluebook.prompting.registry import task_prompting
-from kluebook.prompting.render import render_prompt
+from kluebook.prompting.render import item_block, render_prompt
 
 
 def tiny_lm_folder(lm):
@@ -69,7 +69,14 @@ def test_rank_mode_hands_each_items_choice_scores_to_the_task(prompted_task, tin
     ):
         assert set(scores) == set(item.choices)
         label = max(scores, key=scores.get)
-        assert line == {"guid": item.key, "label": label, "choice_logprobs": scores}
+        block = item_block(template, item)
+        assert line == {
+            "guid": item.key,
+            "label": label,
+            "choice_logprobs": scores,
+            "item_prompt": block,
+        }
+    assert item_block(template, dev[0]) in answers.first_prompt  # the item's block is its own
     assert answers.boundary_crossings == 0  # WordPiece tokens stop at the space
     assert answers.raw_answers == [line["label"] for line in answers.predictions]
     # The run page's prompt: the chat turn around every demonstration and the first query.
@@ -92,7 +99,8 @@ def test_generate_mode_counts_the_answers_the_parser_cannot_read(
     lines = zip(dev, answers.predictions, readable, answers.raw_answers, strict=True)
     for item, line, read, raw in lines:
         unread = {**prompting.fallback_prediction(item), "unparsable": True}
-        assert line == {**(read or unread), "raw_answer": raw}
+        block = item_block(template, item)
+        assert line == {**(read or unread), "raw_answer": raw, "item_prompt": block}
     assert answers.raw_answers == tiny_lm.generate(
         [tiny_lm.model_input(render_prompt(template, [], i)) for i in dev], 6
     )

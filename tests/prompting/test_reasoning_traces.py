@@ -5,6 +5,7 @@ import pytest
 
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.render import item_block
 from kluebook.tasks.prompt_answers import without_reasoning
 
 from .test_answering import ScriptedModel
@@ -30,8 +31,19 @@ def test_a_traced_answer_is_read_unless_the_template_turns_the_cut_off(prompted_
     raw = ["<think>경기 이야기다</think> 스포츠", "<think>아직 생각 중"]
     answers = answer_items(ScriptedModel(raw), template, prompting, dev[:2], [], "generate")
     assert template.cut_reasoning
-    assert answers.predictions[0] == {"guid": dev[0].key, "label": "스포츠", "raw_answer": raw[0]}
-    unread = {**prompting.fallback_prediction(dev[1]), "unparsable": True, "raw_answer": raw[1]}
+    blocks = [item_block(template, item) for item in dev[:2]]
+    assert answers.predictions[0] == {
+        "guid": dev[0].key,
+        "label": "스포츠",
+        "raw_answer": raw[0],
+        "item_prompt": blocks[0],
+    }
+    unread = {
+        **prompting.fallback_prediction(dev[1]),
+        "unparsable": True,
+        "raw_answer": raw[1],
+        "item_prompt": blocks[1],
+    }
     assert answers.predictions[1] == unread
     assert answers.unparsable == 1 and answers.raw_answers == raw
 

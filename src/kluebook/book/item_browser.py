@@ -8,6 +8,9 @@ Sphinx extension copies from the installed itables (`kluebook.book.table_assets`
 only its items. Without JavaScript the page shows itables' static preview, a plain table of the
 first items, and the caption says where every item is (the downloads).
 
+Long texts (a prompted run's prompt and raw answer) are collapsed in their cells: a `<details>`
+disclosure whose summary is the text's opening, opened by click or keyboard.
+
 Each item's key links to itself, `<page>#item-<key>`; `_static/kluebook-items.js` opens the
 table on the item such a link names and keeps the address in step with the table's search,
 filters, order and page (`#items=…`), so a filtered view can be shared as a link.
@@ -26,8 +29,10 @@ from itables import to_html_datatable
 
 from kluebook.book.table_assets import bundle_url
 
-# Characters of one text shown in a cell (the downloads keep the whole text).
+# Characters of one text shown in a cell (the downloads keep the whole text), and of a
+# collapsed text's summary.
 TEXT_LIMIT = 300
+SUMMARY_LIMIT = 40
 # Items on one page of the table, and the page sizes a reader may choose.
 PAGE_LENGTH = 10
 LENGTHS = [10, 25, 100, 500]
@@ -49,19 +54,31 @@ def _cell(value) -> str:
     return html.escape(text)
 
 
+def _collapsed(value) -> str:
+    """A long text cell as a disclosure: its opening as the summary, the text when opened."""
+    text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+    if len(text) <= SUMMARY_LIMIT:
+        return html.escape(text)
+    summary = html.escape(text[: SUMMARY_LIMIT - 1] + "…")
+    return f"<details><summary>{summary}</summary>{_cell(text)}</details>"
+
+
 def _yes_or_no(column: pd.Series) -> bool:
     """Whether a column holds truth values (and perhaps gaps)."""
     values = column.dropna()
     return not values.empty and values.map(lambda v: isinstance(v, bool | np.bool_)).all()
 
 
-def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+def _shown(frame: pd.DataFrame, collapsed: tuple[str, ...]) -> pd.DataFrame:
     """The items as the table shows them: each key a link to the item, yes/no columns as such,
-    texts escaped (the table renders HTML), numbers as they are."""
+    texts escaped (the table renders HTML), the `collapsed` ones as disclosures, numbers as
+    they are."""
     shown = pd.DataFrame(index=frame.index)
     for name in frame.columns:
         column = frame[name]
-        if name == "guid":
+        if name in collapsed:
+            shown[name] = column.map(_collapsed)
+        elif name == "guid":
             shown[name] = [
                 f'<a id="{item_anchor(k)}" href="#{item_anchor(k)}">{html.escape(k)}</a>'
                 for k in column
@@ -75,12 +92,15 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def browser_html(frame: pd.DataFrame, table_id: str, page: str, caption: str) -> str:
+def browser_html(
+    frame: pd.DataFrame, table_id: str, page: str, caption: str, collapsed: tuple[str, ...] = ()
+) -> str:
     """The items of `frame` as an item browser (see the module's docstring) for the page whose
-    docname is `page`; `caption` names the table (screen readers announce it)."""
+    docname is `page`; `caption` names the table (screen readers announce it); the texts of the
+    `collapsed` columns open on demand (their summary is their opening)."""
     up = posixpath.relpath(".", posixpath.dirname(page) or ".")
     table = to_html_datatable(
-        _shown(frame).reset_index(drop=True),
+        _shown(frame, collapsed).reset_index(drop=True),
         caption=caption,
         table_id=table_id,
         connected=True,

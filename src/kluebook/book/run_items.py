@@ -16,7 +16,7 @@ from kluebook.book.item_browser import browser_html
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.recording.records import RunRecord
-from kluebook.results.items import Items, jsonl_text, run_items
+from kluebook.results.items import COLLAPSED, Items, jsonl_text, run_items
 from kluebook.tasks import Task
 
 # The downloads of a run: what each holds, by the end of its file name.
@@ -75,22 +75,32 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
         return []
     write_downloads(record, items, root)
     count = len(items.frame)
+    frame = items.frame
+    has = {name: name in frame for name in ("confidence", "top_answers", "prompt", "raw_answer")}
     gold = (
         f"The gold and the text could not be read here ({items.missing_gold}): the table holds "
         "the predictions alone."
         if items.missing_gold
-        else "Each has its text, its gold, the prediction and whether they agree (`correct`)"
-        + (", the model's confidence in it" if "confidence" in items.frame else "")
+        else "Each has its text, its gold, the prediction and whether it is right (`correct`, "
+        "as `kluebook compare` counts an item right for its paired test)"
+        + (", the model's confidence in it" if has["confidence"] else "")
+        + (", the answers it ranked highest (`top_answers`)" if has["top_answers"] else "")
         + (
             ", the model's raw answer and whether it could be read (`unparsable`)"
-            if "raw_answer" in items.frame
+            if has["raw_answer"]
             else ""
         )
         + "."
         + (
-            " An item's prompt is the first dev item's full prompt, printed above, with "
-            "the item's own text in the query: one draw of demonstrations serves every item."
-            if record.outcome.prompted is not None
+            " An item's prompt is the run's shared opening (the instruction and the "
+            "demonstrations, as in the first prompt printed above) followed by the item's own "
+            "block, its `prompt` here."
+            if has["prompt"]
+            else ""
+        )
+        + (
+            " The prompt and the raw answer are collapsed: open one to read it."
+            if has["prompt"] or has["raw_answer"]
             else ""
         )
     )
@@ -108,6 +118,7 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
         TABLE_ID,
         Path(record.notebook).with_suffix("").as_posix(),
         f"The {count:,} dev items of this run",
+        COLLAPSED,
     )
     # Cell ids of their own: a page is the same bytes from one rendering to the next.
     # A code cell without source would be left out of the page: its source is hidden.

@@ -17,6 +17,10 @@ Two ways of answering (a template's `mode`):
   line keeps the model's raw answer (`raw_answer`), and the fallback of an unreadable one says
   so (`unparsable`), for the run page's item browser; scoring reads neither.
 
+Every line of either mode keeps the item's own block of its prompt (`item_prompt`: its query
+and the answer prefix, after the instruction and demonstrations every item of the run shares),
+for the item browser too.
+
 The model is any `LanguageModel`: a local causal LM (`local_lm`) or a server (`server_lm`).
 Each counts what it was asked (`Usage`); the answers keep what answering them asked and its
 wall time.
@@ -28,7 +32,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal, Protocol
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.render import render_prompt
+from kluebook.prompting.render import item_block, render_prompt
 from kluebook.tasks.prompt_answers import answer_text
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting, Ungrounded
 
@@ -104,6 +108,8 @@ def conditioning_length(prompt: Sequence, wholes: Sequence[Sequence]) -> tuple[i
 # whether the parser could not read it (the line is then the task's fallback).
 RAW_ANSWER = "raw_answer"
 UNPARSABLE = "unparsable"
+# The field every prompted line adds: the item's own block of its prompt (`render.item_block`).
+ITEM_PROMPT = "item_prompt"
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,7 @@ def _answered(model, template, prompting, items, demonstrations, mode) -> Answer
         elif line is None:
             unparsable += 1
             line = {**prompting.fallback_prediction(item), UNPARSABLE: True}
-        predictions.append({**line, RAW_ANSWER: text})
+        predictions.append({**line, RAW_ANSWER: text, ITEM_PROMPT: item_block(template, item)})
     return Answers(predictions, raw, unparsable, prompts[0], raw[0], ungrounded=ungrounded)
 
 
@@ -179,7 +185,10 @@ def _ranked(model, template, prompting, items, prompts) -> Answers:
     predictions, best = [], []
     for item, own in zip(items, logprobs, strict=True):
         ranked = ranking_scores(template, own)
-        predictions.append({**prompting.rank_prediction(item, ranked), "choice_logprobs": own})
+        line = prompting.rank_prediction(item, ranked)
+        predictions.append(
+            {**line, "choice_logprobs": own, ITEM_PROMPT: item_block(template, item)}
+        )
         best.append(template.written(max(ranked, key=ranked.get)))
     crossings = sum(found.crossings for found in scores)
     return Answers(predictions, best, 0, prompts[0], best[0], logprobs, crossings)

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from kluebook.prompting.answering import RAW_ANSWER, UNPARSABLE, Answers
+from kluebook.prompting.answering import ITEM_PROMPT, RAW_ANSWER, UNPARSABLE, Answers
 from kluebook.tasks.prompt_answers import answer_text
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate, TaskPrompting, Ungrounded
 
@@ -78,9 +78,10 @@ def baselines(
 
 
 def answers_digest(predictions: Sequence[dict]) -> str:
-    """SHA-256 of a run's answers (its prediction lines without their choice scores and raw
-    answers): two runs of different models with the same digest gave the same answers."""
-    left_out = ("choice_logprobs", RAW_ANSWER, UNPARSABLE)
+    """SHA-256 of a run's answers (its prediction lines without their choice scores, raw
+    answers and item prompts): two runs of different models with the same digest gave the
+    same answers."""
+    left_out = ("choice_logprobs", RAW_ANSWER, UNPARSABLE, ITEM_PROMPT)
     lines = [{k: v for k, v in p.items() if k not in left_out} for p in predictions]
     text = json.dumps(lines, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()

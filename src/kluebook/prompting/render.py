@@ -30,8 +30,14 @@ def render_prompt(
     for shot in demonstrations:
         answer = template.written(shot.answer)
         blocks.append(f"{_query(template, shot)}\n{template.answer_prefix} {answer}")
-    blocks.append(f"{_query(template, item)}\n{template.answer_prefix}")
+    blocks.append(item_block(template, item))
     return "\n\n".join(blocks)
+
+
+def item_block(template: PromptTemplate, item: PromptItem) -> str:
+    """The item's own block of its prompt, the last: its query and the answer prefix (what
+    precedes it, the instruction and the demonstrations, is the same for every item of a run)."""
+    return f"{_query(template, item)}\n{template.answer_prefix}"
 
 
 def _query(template: PromptTemplate, item: PromptItem) -> str:

@@ -1,6 +1,7 @@
-"""A run's dev items as one table: each item's text, gold, prediction, whether they agree,
-where the prediction line holds one the model's confidence, and for a prompted run that
-generated its answers the raw answer and whether it could be read.
+"""A run's dev items as one table: each item's text, gold, prediction, whether it is right,
+where the prediction line holds them the model's confidence and the answers it ranked highest,
+and for a prompted run the item's own block of its prompt and, where it generated its answers,
+the raw answer and whether it could be read.
 
 The prediction lines are the run's predictions file; the gold and the text come from the dev
 split the run scored (its data source, folder and revision), put in the predictions' format by
@@ -10,13 +11,15 @@ predictions alone. Nothing here knows a task by name: a text field is a record's
 that is not the guid, the gold or the source; a list of utterances (dialogue turns) is shown as
 their texts.
 
-An item is `correct` when its prediction equals the gold line field for field: exact, as the
-official metrics are not per item. Where a task has several gold answers the gold line is the
-first, so a prediction of another gold answer shows as not correct here though exact match
-counts it; a real-valued score is neither correct nor not.
+An item is `correct` as `kluebook compare` counts it right for its paired test
+(`results.agreement.items_right`, with the run's scoring switches): a question any of whose gold
+answers it gave, a similarity score on the right side of its F1's threshold. Where one gold record
+holds several items (a dialogue's turns) each turn is correct when its prediction equals its
+gold line field for field, as joint goal accuracy counts it.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,14 +29,21 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import load_split
-from kluebook.prompting.answering import RAW_ANSWER, UNPARSABLE
+from kluebook.prompting.answering import ITEM_PROMPT, RAW_ANSWER, UNPARSABLE
 from kluebook.recording.records import RunRecord
+from kluebook.results.agreement import items_right
+from kluebook.scoring.switches import NO_SWITCHES
 from kluebook.tasks import Task
+from kluebook.training.recipes import record_switches
 
 # Fields of a prediction line that say how sure the model was, not what it predicted.
 CONFIDENCE_FIELDS = ("probability", "probs", "choice_logprobs")
-# Fields of a prompted run's line: what the model wrote, and whether it could not be read.
-PROMPTED_FIELDS = (RAW_ANSWER, UNPARSABLE)
+# Fields of a prompted run's line: what the model wrote, whether it could not be read, and the
+# item's block of its prompt.
+PROMPTED_FIELDS = (RAW_ANSWER, UNPARSABLE, ITEM_PROMPT)
+# Columns of long text the browser shows collapsed, and how many answers `top_answers` lists.
+COLLAPSED = ("prompt", "raw_answer")
+TOP = 3
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,19 @@ def _answer(line: dict) -> dict:
     return {k: v for k, v in line.items() if k not in left_out}
 
 
+def _choice_probabilities(line: dict) -> dict[str, float]:
+    """The softmax of a ranked line's choices' log-likelihoods, by choice ({} for another)."""
+    logprobs = line.get("choice_logprobs")
+    if not logprobs:
+        return {}
+    if not isinstance(logprobs, dict):
+        logprobs = dict(enumerate(logprobs))
+    top = max(logprobs.values())
+    weights = {str(c): math.exp(v - top) for c, v in logprobs.items()}
+    total = sum(weights.values())
+    return {c: w / total for c, w in weights.items()}
+
+
 def confidence(line: dict) -> float | None:
     """The probability of the predicted answer where the line gives one: its `probability` (a
     classifier's), the largest of its `probs`, or of the softmax of its choices'
@@ -73,13 +96,23 @@ def confidence(line: dict) -> float | None:
         return line["probability"]
     if line.get("probs"):
         return round(max(line["probs"]), 4)
-    logprobs = line.get("choice_logprobs")
-    if isinstance(logprobs, dict):
-        logprobs = list(logprobs.values())
-    if logprobs:
-        top = max(logprobs)
-        return round(1 / sum(math.exp(v - top) for v in logprobs), 4)
-    return None
+    choices = _choice_probabilities(line)
+    return round(max(choices.values()), 4) if choices else None
+
+
+def top_answers(task: Task, line: dict) -> str | None:
+    """The answers a line ranks highest with their probabilities, best first (`answer 0.62;
+    …`): the task's `top_answers`, else a ranked prompted line's choices; None for neither."""
+    ranked = []
+    if task.module.top_answers is not None:
+        try:
+            ranked = task.module.top_answers(line)
+        except KluebookError:  # a line without what the task ranks by (a generated answer)
+            ranked = []
+    if not ranked:
+        choices = _choice_probabilities(line)
+        ranked = sorted(choices.items(), key=lambda pair: -pair[1])[:TOP]
+    return "; ".join(f"{answer} {p:.2f}" for answer, p in ranked) or None
 
 
 def texts(record: dict, gold_values: list) -> dict[str, str]:
@@ -116,27 +149,55 @@ def keyed_gold(task: Task, records: list[dict]) -> tuple[dict, dict]:
     return lines, by_key
 
 
-def items_frame(task: Task, predicted: list[dict], records: list[dict]) -> pd.DataFrame:
+def correct_keys(
+    task: Task, predictions: dict, records: list[dict], switches: Mapping[str, object]
+) -> dict:
+    """Whether each predicted item of `records` is right, by key: as the paired test counts
+    its record right where the record is one item, field for field where it holds several."""
+    module, whole = task.module, []
+    correct = {}
+    for record in records:
+        keys = module.gold_keys([record])
+        if len(keys) == 1 and keys[0] in predictions:
+            whole.append(record)
+        elif len(keys) > 1:
+            lines = module.gold_predictions([record], switches)
+            for key, gold in zip(keys, lines, strict=True):
+                if key in predictions:
+                    correct[key] = _answer(predictions[key]) == _answer(gold)
+    if whole:
+        right = items_right(task, whole, predictions, switches)
+        correct |= dict(zip(module.gold_keys(whole), right.tolist(), strict=True))
+    return correct
+
+
+def items_frame(
+    task: Task,
+    predicted: list[dict],
+    records: list[dict],
+    switches: Mapping[str, object] = NO_SWITCHES,
+) -> pd.DataFrame:
     """One row per prediction line: its key (`guid`), then where its gold record is among
-    `records` the item's texts, source and gold, then the prediction, whether the two agree
-    (None for a score) and the confidence; a column no item has a value in is left out."""
+    `records` the item's texts, source and gold, then the prediction, whether it is right
+    (`correct_keys`), the confidence and the top answers, and a prompted line's prompt block,
+    raw answer and readability; a column no item has a value in is left out."""
     gold, by_key = keyed_gold(task, records)
+    lines = {task.module.prediction_key(line): line for line in predicted}
+    correct = correct_keys(task, lines, records, switches)
     rows = []
-    for line in predicted:
-        key = task.module.prediction_key(line)
+    for key, line in lines.items():
         row = {"guid": key_text(key)}
         answer = _answer(line)
-        correct = None
         if key in gold:
             expected = _answer(gold[key])
             row |= texts(by_key[key], list(expected.values()))
             row["source"] = by_key[key].get("source")
             row["gold"] = _shown(list(expected.values()))
-            numeric = all(isinstance(v, float) for v in expected.values())
-            correct = None if numeric else answer == expected
         row["prediction"] = _shown(list(answer.values()))
-        row["correct"] = correct
+        row["correct"] = correct.get(key)
         row["confidence"] = confidence(line)
+        row["top_answers"] = top_answers(task, line)
+        row["prompt"] = line.get(ITEM_PROMPT)
         if RAW_ANSWER in line:  # a generated answer: what the model wrote
             row["unparsable"] = bool(line.get(UNPARSABLE))
             row["raw_answer"] = line[RAW_ANSWER]
@@ -161,7 +222,8 @@ def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
         missing = ""
     except (KluebookError, OSError) as error:
         records, missing = [], str(error).split("\n")[0]
-    return Items(items_frame(task, predicted, records), missing)
+    switches = record_switches(task, record.outcome.recipe) if record.outcome else NO_SWITCHES
+    return Items(items_frame(task, predicted, records, switches), missing)
 
 
 def jsonl_text(frame: pd.DataFrame) -> str:

@@ -47,6 +47,9 @@ class TaskModule:
     # Metric key -> its form from per-unit statistics (kluebook.scoring.metric_forms); without it
     # the bootstrap recomputes the official score on every resample.
     resampling_statistics: Callable[[list[dict], dict], dict] | None = None
+    # The answers a predictions line ranks highest, with their probabilities, best first (the
+    # item browser's `top answers`); without it, a line's `choice_logprobs` give them.
+    top_answers: Callable[[dict], list[tuple[str, float]]] | None = None
 
 
 # The interface's functions, and the module of a task folder each is read from.

@@ -60,6 +60,8 @@ SUBJECT_START, SUBJECT_END, OBJECT_START, OBJECT_END = "<subj>", "</subj>", "<ob
 MARKERS = (SUBJECT_START, SUBJECT_END, OBJECT_START, OBJECT_END)
 # Predicted probabilities may miss a sum of 1 by this much (rounding in the file).
 PROBS_SUM_TOLERANCE = 1e-3
+# The relations the item browser shows for each item, from its most probable down.
+TOP_RELATIONS = 3
 
 
 def read_relations(path: str | Path) -> tuple[str, ...]:
@@ -143,6 +145,13 @@ def _probabilities(guid: str, probs: object) -> list[float]:
     if abs(sum(probs) - 1.0) > PROBS_SUM_TOLERANCE:
         raise KluebookError(f"{guid}: probs sum to {sum(probs):.6g}, not 1")
     return [float(p) for p in probs]
+
+
+def top_answers(line: dict) -> list[tuple[str, float]]:
+    """The `TOP_RELATIONS` most probable relations of a predictions line, best first."""
+    probabilities = _probabilities(line.get("guid", ""), line.get("probs"))
+    ranked = sorted(zip(RELATIONS, probabilities, strict=True), key=lambda pair: -pair[1])
+    return ranked[:TOP_RELATIONS]
 
 
 def score(records: list[dict], predictions: dict, switches: Switches = NO_SWITCHES) -> dict:
