@@ -16,9 +16,8 @@ dev item, itables): a filter set with SearchBuilder, a shared view and an item's
 as they should, its controls work with the keyboard and pass axe-core at both widths in both
 modes, it is a plain table without JavaScript, and what the page loads beyond the theme's shared
 assets stays under 1.5 MB (printed). The other interactive tables: the KLUE table filtered by
-its Block column and sorted within its blocks, and a task page's side-by-side view filtered by
-pair, both from the keyboard and audited with their filter open; without JavaScript both are the
-plain tables.
+its Block column and sorted within its blocks, and a task page's side-by-side view with any two
+of its runs picked, both from the keyboard and audited; without JavaScript both are plain tables.
 
 Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
 package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
@@ -580,28 +579,35 @@ def test_without_javascript_the_items_are_a_plain_table(site, base_url, browser)
     context.close()
 
 
-def test_a_run_page_loads_under_its_weight_budget(site, base_url, browser):
-    """What the page loads beyond the theme's shared assets: its HTML, images, data, the
-    table library and the item browser's script (printed; #38 allows 1.5 MB)."""
+def own_bytes(browser, url: str, ready: str) -> int:
+    """What a page loads beyond the theme's shared assets, once `ready` (a selector) shows:
+    its HTML, images, data, the table library and kluebook's own scripts (printed)."""
     page = browser.new_page(viewport=LAPTOP)
     sizes: dict[str, int] = {}
     page.on("requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
-    page.goto(base_url + run_page(site).relative_to(site).as_posix())
+    page.goto(url)
     page.wait_for_load_state("networkidle")
-    page.locator("table#items.dataTable").wait_for(timeout=20_000)
+    page.locator(ready).first.wait_for(timeout=20_000)
     own = {
         url: size
         for url, size in sizes.items()
         if ("/_static/" not in url and not url.endswith("/searchindex.js"))
         or "/_static/itables/" in url
-        or url.endswith("/kluebook-items.js")
+        or "/_static/kluebook-" in url
     }
-    print(f"\nrun page: {sum(own.values()):,} bytes of its own (of {sum(sizes.values()):,})")
-    for url, size in sorted(own.items(), key=lambda kv: -kv[1]):
-        print(f"  {size:>9,}  {urlsplit(url).path.rsplit('/', 1)[-1][:60]}")
-    assert any("/_static/itables/dt_bundle.js" in url for url in own)
-    assert sum(own.values()) < PAGE_BUDGET
+    name = urlsplit(url).path.rsplit("/", 1)[-1]
+    print(f"\n{name}: {sum(own.values()):,} bytes of its own (of {sum(sizes.values()):,})")
+    for address, size in sorted(own.items(), key=lambda kv: -kv[1]):
+        print(f"  {size:>9,}  {urlsplit(address).path.rsplit('/', 1)[-1][:60]}")
+    assert any("/_static/itables/dt_bundle.js" in address for address in own)
     page.close()
+    return sum(own.values())
+
+
+def test_a_run_page_loads_under_its_weight_budget(site, base_url, browser):
+    """A run page with its item browser (#38 allows 1.5 MB)."""
+    url = base_url + run_page(site).relative_to(site).as_posix()
+    assert own_bytes(browser, url, "table#items.dataTable") < PAGE_BUDGET
 
 
 def open_control_findings(browser, url: str, button: str) -> list[dict]:
@@ -680,42 +686,76 @@ def disagreeing_site(site, tmp_path_factory, kluebook) -> Path:
     return root / "site" / "_build" / "html"
 
 
-def test_a_task_page_shows_two_runs_side_by_side_filtered_by_pair(disagreeing_site, browser):
-    """The side-by-side view of a task page: the 2x2 of its seed pair, and the list of the items
-    on which one is right and the other wrong, its pair picked from the keyboard; axe-core finds
-    nothing serious on the page, at 1366 and 400 px, light and dark."""
+def pick(page, select: str, index: int) -> None:
+    """Choose option `index` of a select from the keyboard (focus, first option, arrow down)."""
+    page.locator(select).focus()
+    page.keyboard.press("Home")
+    for _ in range(index):
+        page.keyboard.press("ArrowDown")
+    assert page.locator(select).input_value() == str(index)
+
+
+def said_counts(page, view: str) -> tuple[int, ...]:
+    """The 2x2 counts a view says: both right, only A, only B, both wrong."""
+    text = page.locator(f"#{view} .side-by-side-counts").inner_text()
+    found = re.search(
+        r"both right (\d+), only A right (\d+), only B right (\d+), both wrong (\d+)", text
+    )
+    return tuple(int(n) for n in found.groups())
+
+
+def test_a_task_page_shows_any_two_runs_side_by_side(disagreeing_site, browser):
+    """The side-by-side view of a task page: two runs picked from the keyboard give the 2x2
+    counts of the plain table of every pair and the list of every item they disagree on, with
+    an item's key linking to A's item browser; the address keeps the pick and opens it again;
+    without JavaScript the first pair is plain tables; axe-core finds nothing serious on the
+    page with its pickers, at 1366 and 400 px, light and dark; the page stays under its budget."""
     with accessibility.served(disagreeing_site) as url:
-        visit = Visit(browser, url + "book/_generated/tasks/ynat.html")
-        page = visit.page
-        counts = page.locator("table.agreement tbody tr").first
-        both, only_a, only_b, neither = (int(n) for n in counts.locator("td").all_inner_texts()[2:])
-        assert both + only_a + only_b + neither == 60 and only_a + only_b > 0
-        items = page.locator("table#side-by-side-items")
-        assert items.locator("tbody tr").count() == min(only_a + only_b, 25)  # a page of 25
-        pair_filter = "#side-by-side-items thead th .dtcc-button"
         task_page = url + "book/_generated/tasks/ynat.html"
-        assert not open_control_findings(browser, task_page, pair_filter)
-        page.locator(pair_filter).first.focus()
-        page.keyboard.press("Enter")
-        search = page.locator(".dtcc-dropdown .dtcc-list-search")
-        search.focus()
-        page.keyboard.type("pair 1")
-        page.keyboard.press("Tab")  # to the list's first option, then pick it
-        picked = page.locator(".dtcc-dropdown .dtcc-list-buttons .dtcc-button").first
-        picked.focus()
-        page.keyboard.press("Enter")
-        page.keyboard.press("Escape")
-        assert set(items.locator("tbody td:first-child").all_inner_texts()) == {"pair 1"}
-        row = items.locator("tbody tr").first.locator("td").all_inner_texts()
-        assert row[2] in ("A", "B") and row[4] != row[5]  # its right side; two predictions
+        visit = Visit(browser, task_page)
+        page = visit.page
+        views = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.kluebook-side-by-side'), v => "
+            "[v.id, Array.from(v.querySelectorAll('select')[0].options, o => o.text)])"
+        )
+        view, names = next((v, n) for v, n in views if any("tiny-roberta" in x for x in n))
+        first, second = (names.index(n) for n in names if "tiny-roberta" in n and "seed" in n)
+        assert page.locator(f"#{view} .side-by-side-pick").is_visible()
+        pick(page, f"#{view}-a", second)  # A: seed 2, whose first ten answers were changed
+        pick(page, f"#{view}-b", first)
+        both, only_a, only_b, neither = said_counts(page, view)
+        assert both + only_a + only_b + neither == 60 and only_a + only_b > 0
+        every_pair = page.evaluate(  # in a closed disclosure: its cells' text
+            f"() => Array.from(document.querySelectorAll('#{view} table.agreement tbody tr'), "
+            "r => Array.from(r.cells, c => c.textContent))"
+        )
+        row = next(r for r in every_pair if "seed 1" in r[0] and "seed 2" in r[1])
+        assert tuple(int(n) for n in row[2:]) == (both, only_b, only_a, neither)
+        items = page.locator(f"table#{view}-items tbody tr")
+        assert items.count() == only_a + only_b
+        cells = items.first.locator("td").all_inner_texts()
+        assert cells[1] in ("A", "B") and cells[3] != cells[4]  # its right side; two predictions
+        link = items.first.locator("a").get_attribute("href")
+        assert "tiny-roberta" in link and "-seed2.html#item-" in link
+        assert page.url.endswith(f"#{view}={second + 1},{first + 1}")
+        shared = Visit(browser, page.url)  # the pick, opened from its address
+        assert shared.page.locator(f"#{view}-a").input_value() == str(second)
+        assert said_counts(shared.page, view) == (both, only_a, only_b, neither)
+        shared.close()
+        pick(page, f"#{view}-b", second)
+        assert "two different runs" in page.locator(f"#{view} .side-by-side-counts").inner_text()
         assert not visit.errors, visit.errors
         visit.close()
-        plain = browser.new_page(viewport=LAPTOP, java_script_enabled=False)  # the plain table
-        plain.goto(url + "book/_generated/tasks/ynat.html")
-        assert plain.locator("table#side-by-side-items tbody tr").count() == only_a + only_b
+        plain = browser.new_page(viewport=LAPTOP, java_script_enabled=False)
+        plain.goto(task_page)
+        assert not plain.locator(f"#{view} .side-by-side-pick").is_visible()
+        a, b, c, d = said_counts(plain, view)  # the first pair: seed 1, then seed 2
+        assert (a, b, c, d) == (both, only_b, only_a, neither)
+        assert plain.locator(f"table#{view}-items tbody tr").count() == only_a + only_b
         plain.close()
         if accessibility.AXE.exists():
             found = accessibility.audit(
                 browser, url, {"side by side": "book/_generated/tasks/ynat.html"}
             )
             assert not found, found
+        assert own_bytes(browser, task_page, f"table#{view}-items.dataTable") < PAGE_BUDGET

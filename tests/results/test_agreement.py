@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from kluebook.book.side_by_side import side_by_side
 from kluebook.cli.app import app
+from kluebook.common.json_files import read_jsonl
 from kluebook.data.loading import data_checksum, load_split
 from kluebook.results import compare
 from kluebook.results.agreement import agreement, items_right, side_agreements
@@ -55,16 +56,15 @@ def _counts(output: str) -> list[tuple[int, ...]]:
     ]
 
 
-def test_the_task_page_shows_the_2x2_kluebook_compare_prints(tmp_path, imperfect_predictions):
-    """Two runs of NLI on the generated dev set: the side-by-side view's counts are those of
-    `kluebook compare` (the two files, and the two configurations of the records), and its
-    list holds exactly the items one gets right and the other wrong."""
+def _nli_runs(tmp_path, imperfect_predictions, names):
+    """Records of NLI runs on the generated dev set, one configuration each, whose prediction
+    files (with errors of their own) are beside them; the gold and the files."""
     task = get_task("nli")
     gold = load_split(task, "dev", "generated", None)
     lines = task.module.gold_predictions(gold)
     checksum = data_checksum(task, "generated", None)
     runs, files = [], []
-    for name, seed in (("first", 1), ("second", 2)):
+    for seed, name in enumerate(names, start=1):
         rows = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(seed))
         _write_jsonl(tmp_path / f"{name}.jsonl", rows)
         files.append(str(tmp_path / f"{name}.jsonl"))
@@ -74,6 +74,29 @@ def test_the_task_page_shows_the_2x2_kluebook_compare_prints(tmp_path, imperfect
                 {**fields, "metrics": {}, "data_checksum": checksum, "predictions": f"{name}.jsonl"}
             )
         )
+    return gold, runs, files
+
+
+def _view_data(page: str) -> dict:
+    block = re.search(r'<script type="application/json" id="[^"]+-data">(.*?)</script>', page)
+    return json.loads(block.group(1))
+
+
+def _pair_counts(data: dict, a: int, b: int) -> tuple[int, ...]:
+    """The 2x2 table of runs `a` and `b` from the page's data, as its script counts it."""
+    ra, rb = data["runs"][a]["right"], data["runs"][b]["right"]
+    only_a = sum(x == "1" and y == "0" for x, y in zip(ra, rb, strict=True))
+    only_b = sum(x == "0" and y == "1" for x, y in zip(ra, rb, strict=True))
+    neither = sum(x == "0" and y == "0" for x, y in zip(ra, rb, strict=True))
+    return data["total"] - only_a - only_b - neither, only_a, only_b, neither
+
+
+def test_the_task_page_shows_the_2x2_kluebook_compare_prints(tmp_path, imperfect_predictions):
+    """Two runs of NLI on the generated dev set: the side-by-side view's counts are those of
+    `kluebook compare` (the two files, and the two configurations of the records), and its
+    list holds exactly the items one gets right and the other wrong."""
+    task = get_task("nli")
+    gold, runs, files = _nli_runs(tmp_path, imperfect_predictions, ("first", "second"))
     gold_file = tmp_path / "dev.json"
     task.module.write_official(gold, gold_file)
     printed = CliRunner().invoke(app, ["compare", *files, "--task", "nli", "--gold", gold_file])
@@ -84,16 +107,51 @@ def test_the_task_page_shows_the_2x2_kluebook_compare_prints(tmp_path, imperfect
     assert _counts(printed.output) == [expected]
     assert counts[0].items == len(gold) and counts[0].only_a > 0 and counts[0].only_b > 0
     page = side_by_side(task, runs, "book/_generated/tasks/nli", root=tmp_path)
-    row = page.split('<th scope="row">pair 1</th>')[1].split("</tr>")[0]
-    assert tuple(int(n) for n in re.findall(r"<td>(\d+)</td>", row)) == expected
-    listed = page.split('<table id="side-by-side-items">')[1].split("</table>")[0]
-    shown = min(expected[1], 50) + min(expected[2], 50)
-    assert listed.count("<tr><td>pair 1</td>") == shown
+    said = re.search(
+        r"Of the (\d+) items: both right (\d+), only A right (\d+), only B right "
+        r"(\d+), both wrong (\d+)\.",
+        page,
+    )
+    assert tuple(int(n) for n in said.groups()) == (len(gold), *expected)
+    listed = page.split('<table id="side-by-side-nli-1-items">')[1].split("</table>")[0]
     right_a, right_b = (items_right(task, gold, side.predictions[0]) for side in sides)
     differ = [r["guid"] for r, a, b in zip(gold, right_a, right_b, strict=True) if a != b]
-    assert f"<td>{differ[0]}</td>" in listed
-    same = [r["guid"] for r, a, b in zip(gold, right_a, right_b, strict=True) if a == b]
-    assert f"<td>{same[0]}</td>" not in listed
+    rows = re.findall(r"<tr><td>(?:<a [^>]*>)?([^<]+)(?:</a>)?</td><td>([AB])</td>", listed)
+    assert [key for key, _ in rows] == differ
+    right_side = ["A" if a else "B" for a, b in zip(right_a, right_b, strict=True) if a != b]
+    assert [side for _, side in rows] == right_side
+    assert _pair_counts(_view_data(page), 0, 1) == expected
+
+
+def test_any_two_of_three_runs_give_compare_s_2x2(tmp_path, imperfect_predictions):
+    """Three runs: the page's data give, for every pair the reader may pick, in either order,
+    the 2x2 table `kluebook compare` uses for that pair; the plain table of every pair says
+    the same; and an item every run gets right is left out of the data."""
+    task = get_task("nli")
+    names = ("one", "two", "three")
+    gold, runs, _ = _nli_runs(tmp_path, imperfect_predictions, names)
+    page = side_by_side(task, runs, "book/_generated/tasks/nli", root=tmp_path)
+    data = _view_data(page)
+    assert [run["name"].split(", ")[-1] for run in data["runs"]] == ["seed 1"] * 3
+    offered = [re.search(r", (one|two|three)", run["name"]) for run in data["runs"]]
+    order = [names.index(match.group(1)) for match in offered]
+    every_pair = page.split('class="klue-table agreement"')[1].split("</table>")[0]
+    table_rows = re.findall(r"((?:<td>\d+</td>){4})</tr>", every_pair)
+    assert len(table_rows) == 3
+    for row, (a, b) in zip(table_rows, [(0, 1), (0, 2), (1, 2)], strict=True):
+        found, sides = compare.from_records(
+            task, runs, names[order[a]], names[order[b]], root=tmp_path
+        )
+        c = side_agreements(task, found, *sides)[0]
+        assert _pair_counts(data, a, b) == (c.both, c.only_a, c.only_b, c.neither)
+        assert _pair_counts(data, b, a) == (c.both, c.only_b, c.only_a, c.neither)
+        assert tuple(int(n) for n in re.findall(r"\d+", row)) == _pair_counts(data, a, b)
+    rights = [
+        items_right(task, gold, index_predictions(task, gold, read_jsonl(tmp_path / f"{n}.jsonl")))
+        for n in names
+    ]
+    some_wrong = [r["guid"] for i, r in enumerate(gold) if not all(ok[i] for ok in rights)]
+    assert [row[0] for row in data["items"]] == some_wrong and len(some_wrong) < len(gold)
 
 
 def test_agreement_counts_the_four_cells():

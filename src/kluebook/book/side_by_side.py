@@ -1,10 +1,22 @@
-"""A task page's side-by-side view: pairs of its runs, the 2x2 table of the items each gets
-right (`results.agreement`, the items `kluebook compare` pairs), and the items on which one is
-right and the other wrong, with both predictions, in a table filtered by pair."""
+"""A task page's side-by-side view: for each dev set the task's runs scored, pick any two of its
+runs (A and B) and see the 2x2 table of the items each gets right (`results.agreement`, the
+items `kluebook compare` pairs) and the items on which one is right and the other wrong, with
+the gold and both predictions.
+
+The page holds, per dev set, one compact JSON block: each run's name and page, and for every
+item some run gets wrong its key, gold, and each run's prediction and rightness (texts stored
+once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two run pickers into
+the counts and the list of disagreements, and keeps the pick in the address
+(`#<section id>=<a>,<b>`, run numbers from 1) so a pair can be shared as a link. Without
+JavaScript the section shows the first pair's counts and its whole list as plain tables, and the
+2x2 table of every pair."""
 
 import html
+import json
+import posixpath
 from collections import defaultdict
-from itertools import combinations, pairwise
+from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 
 from kluebook.book.item_browser import item_anchor
@@ -14,7 +26,12 @@ from kluebook.common.json_files import read_jsonl
 from kluebook.common.paths import ROOT
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import run_configuration
-from kluebook.results.agreement import Agreement, agreement, items_right, prediction_text
+from kluebook.results.agreement import (
+    Agreement,
+    DevSetAgreement,
+    RunAnswers,
+    dev_set_agreement,
+)
 from kluebook.results.compare import record_gold
 from kluebook.results.items import key_text
 from kluebook.results.links import ITEMS_ANCHOR, href, run_page
@@ -23,24 +40,29 @@ from kluebook.scoring.predictions import index_predictions
 from kluebook.tasks import Task
 from kluebook.training.recipes import record_switches
 
-# The pairs a page shows, and the items of each pair it lists (the page stays light).
-MAX_PAIRS = 8
-MAX_ITEMS = 50
+SCRIPT = "_static/kluebook-side-by-side.js"
+# The interactive list of one pair's disagreements.
+ITEMS_OPTIONS = {"classes": ["klue-table", "disagreements"], "pageLength": 25, "autoWidth": False}
+ITEMS_HEAD = ("Item", "Right", "Gold", "A predicted", "B predicted")
 
 
-def run_pairs(task: Task, records: list[RunRecord]) -> list[tuple[RunRecord, RunRecord]]:
-    """The pairs of runs shown: the first seeds of every two configurations (as their table
-    cells pool them), then each configuration's seeds one after the other, on the same dev set,
-    at most `MAX_PAIRS`."""
-    mine = [r for r in records if r.task == task.name and r.outcome and r.predictions]
-    groups: dict[tuple, list[RunRecord]] = defaultdict(list)
-    for record in mine:
-        groups[(record.profile, record.model, record.data_source, record.config)].append(record)
-    today = code_today(mine)
-    runs = [pooled(groups[key], today)[0] for key in sorted(groups)]
-    across = [(a[0], b[0]) for a, b in combinations(runs, 2)]
-    within = [(x, y) for seeds in runs for x, y in pairwise(seeds)]
-    return [(a, b) for a, b in across + within if a.dev_set == b.dev_set][:MAX_PAIRS]
+@dataclass(frozen=True)
+class OfferedRun:
+    """A run as the view names it, and the docname of its page (None where the book has none)."""
+
+    name: str
+    docname: str | None
+
+
+@dataclass(frozen=True)
+class DevSetRuns:
+    """The runs of a task on one dev set that the view offers, with their items."""
+
+    section: str  # the section's id, which the address names
+    dev_items: str  # which dev items, in words
+    runs: list[OfferedRun]
+    items: DevSetAgreement
+    default: tuple[int, int]  # the pair shown first (run indexes)
 
 
 def run_name(record: RunRecord) -> str:
@@ -48,118 +70,231 @@ def run_name(record: RunRecord) -> str:
     return f"{record.model}, {record.profile}{f', {config}' if config else ''}, seed {record.seed}"
 
 
-def _right(task: Task, gold: list[dict], record: RunRecord, root: Path):
-    predictions = index_predictions(task, gold, read_jsonl(root / record.predictions))
-    switches = record_switches(task, record.outcome.recipe)
-    return predictions, items_right(task, gold, predictions, switches)
+def _configuration(record: RunRecord) -> tuple:
+    """What a table cell pools runs by."""
+    return (record.profile, record.model, record.data_source, record.config)
 
 
-def _run_link(record: RunRecord, page: str, root: Path) -> str:
-    docname = run_page(record, root)
-    name = html.escape(run_name(record))
-    return f'<a href="{href(page, docname, ITEMS_ANCHOR)}">{name}</a>' if docname else name
+def offered_runs(task: Task, records: list[RunRecord]) -> list[list[RunRecord]]:
+    """The runs offered, by dev set: the runs each configuration's table cell pools (current
+    code, one configuration), configurations in the table's order, seeds in order."""
+    mine = [r for r in records if r.task == task.name and r.outcome and r.predictions]
+    groups: dict[tuple, list[RunRecord]] = defaultdict(list)
+    for record in mine:
+        groups[_configuration(record)].append(record)
+    today = code_today(mine)
+    by_dev_set: dict[tuple, list[RunRecord]] = defaultdict(list)
+    for key in sorted(groups):
+        for run in pooled(groups[key], today)[0]:
+            by_dev_set[run.dev_set].append(run)
+    return [runs for runs in by_dev_set.values() if len(runs) > 1]
 
 
-def _item_link(record: RunRecord, page: str, root: Path, key) -> str:
-    """An item's key, linked to its row in the item browser of run `record` (A's page)."""
-    docname, text = run_page(record, root), html.escape(key_text(key))
-    return (
-        f'<a href="{href(page, docname, item_anchor(key_text(key)))}">{text}</a>'
-        if docname
-        else text
+def _default_pair(runs: list[RunRecord]) -> tuple[int, int]:
+    """The first run and the first of another configuration (else the first's next seed)."""
+    other = next((i for i, r in enumerate(runs) if _configuration(r) != _configuration(runs[0])), 1)
+    return (0, other)
+
+
+def dev_set_runs(
+    task: Task, runs: list[RunRecord], section: str, root: Path
+) -> tuple[DevSetRuns | None, int]:
+    """The view of one dev set's runs, and how many runs are left out because their dev set or
+    predictions cannot be read here (None when fewer than two are left)."""
+    try:
+        gold = record_gold(task, runs[0])
+    except (KluebookError, OSError):
+        return None, len(runs)
+    kept, answers = [], []
+    for run in runs:
+        try:
+            predictions = index_predictions(task, gold, read_jsonl(root / run.predictions))
+        except (KluebookError, OSError):
+            continue
+        kept.append(run)
+        answers.append(RunAnswers(predictions, record_switches(task, run.outcome.recipe)))
+    if len(kept) < 2:
+        return None, len(runs)
+    limit = kept[0].parameters.get("dev_limit")
+    dev_items = f"the first {limit} dev items" if limit else "every dev item"
+    view = DevSetRuns(
+        section,
+        f"{dev_items} ({kept[0].data_source} data)",
+        [OfferedRun(run_name(run), run_page(run, root)) for run in kept],
+        dev_set_agreement(task, gold, answers),
+        _default_pair(kept),
     )
+    return view, len(runs) - len(kept)
+
+
+def _run_href(run: OfferedRun, page: str, anchor: str) -> str | None:
+    return href(page, run.docname, anchor) if run.docname else None
+
+
+def _run_link(run: OfferedRun, page: str) -> str:
+    """A run's name, linked to its item browser where the book has its page."""
+    target, name = _run_href(run, page, ITEMS_ANCHOR), html.escape(run.name)
+    return f'<a href="{target}">{name}</a>' if target else name
+
+
+def counts_text(counts: Agreement) -> str:
+    """The 2x2 table of a pair as a sentence (the script writes the same one for a pick)."""
+    return (
+        f"Of the {counts.items} items: both right {counts.both}, only A right "
+        f"{counts.only_a}, only B right {counts.only_b}, both wrong {counts.neither}."
+    )
+
+
+def view_data(view: DevSetRuns, page: str) -> dict:
+    """What the script needs, compactly: the runs, the items some run gets wrong (key, anchor,
+    gold), each run's rightness on them ("1"/"0" per item) and predictions, texts stored once
+    (`texts`, referred to by their index)."""
+    items = view.items
+    texts: dict[str, int] = {}
+
+    def text(value: str) -> int:
+        return texts.setdefault(value, len(texts))
+
+    shown = [i for i in range(len(items.keys)) if not all(r[i] for r in items.right)]
+    rows = []
+    for i in shown:
+        key = key_text(items.keys[i])
+        rows.append([key, item_anchor(key), text(items.gold[i])])
+    runs = [
+        {
+            "name": run.name,
+            "page": _run_href(run, page, ""),
+            "right": "".join("1" if items.right[n][i] else "0" for i in shown),
+            "predicted": [text(items.predicted[n][i]) for i in shown],
+        }
+        for n, run in enumerate(view.runs)
+    ]
+    return {"total": len(items.keys), "items": rows, "runs": runs, "texts": list(texts)}
+
+
+def _json_block(element_id: str, data: dict) -> str:
+    """A JSON script block, safe inside HTML (no `<` that could close it)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _picker(view: DevSetRuns, side: str, chosen: int) -> str:
+    options = "".join(
+        f'<option value="{n}"{" selected" if n == chosen else ""}>'
+        f"{n + 1}. {html.escape(run.name)}</option>"
+        for n, run in enumerate(view.runs)
+    )
+    control = f"{view.section}-{side.lower()}"
+    return f'<label for="{control}">Run {side}</label><select id="{control}">{options}</select>'
+
+
+def _item_cell(view: DevSetRuns, run: int, page: str, index: int) -> str:
+    """An item's key, linked to its row in the item browser of run `run` (A's page)."""
+    key = key_text(view.items.keys[index])
+    target = _run_href(view.runs[run], page, item_anchor(key))
+    return f'<a href="{target}">{html.escape(key)}</a>' if target else html.escape(key)
+
+
+def disagreements_table(view: DevSetRuns, page: str) -> str:
+    """The default pair's disagreements, an interactive table (plain without JavaScript)."""
+    a, b = view.default
+    items = view.items
+    rows = []
+    for i in items.disagreements(a, b):
+        cells = [
+            _item_cell(view, a, page, i),
+            "A" if items.right[a][i] else "B",
+            *(
+                html.escape(t)
+                for t in (items.gold[i], items.predicted[a][i], items.predicted[b][i])
+            ),
+        ]
+        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    head = "".join(f'<th scope="col">{h}</th>' for h in ITEMS_HEAD)
+    inner = (
+        "<caption>Items one run of the pair gets right and the other wrong</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
+    )
+    return datatable(f"{view.section}-items", inner, "", page, ITEMS_OPTIONS)
+
+
+def every_pair_table(view: DevSetRuns, page: str) -> str:
+    """The 2x2 table of every two runs, plain."""
+    head = "".join(
+        f'<th scope="col">{h}</th>'
+        for h in ("A", "B", "both right", "only A right", "only B right", "both wrong")
+    )
+    rows = []
+    for a, b in combinations(range(len(view.runs)), 2):
+        c = view.items.counts(a, b)
+        rows.append(
+            f'<tr><th scope="row">{_run_link(view.runs[a], page)}</th>'
+            f"<td>{_run_link(view.runs[b], page)}</td><td>{c.both}</td>"
+            f"<td>{c.only_a}</td><td>{c.only_b}</td><td>{c.neither}</td></tr>"
+        )
+    return (
+        '<div class="klue-table-wrap"><table class="klue-table agreement">'
+        "<caption>Items each run of a pair gets right</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def view_html(view: DevSetRuns, page: str) -> str:
+    """One dev set's pickers, counts, disagreements and every pair's counts (one HTML block)."""
+    a, b = view.default
+    up = posixpath.relpath(".", posixpath.dirname(page) or ".")
+    pair = (
+        f"A is {_run_link(view.runs[a], page)}, B is {_run_link(view.runs[b], page)}. "
+        + counts_text(view.items.counts(a, b))
+    )
+    parts = [
+        f'<div class="kluebook-side-by-side" id="{view.section}">',
+        f'<script type="module" src="{posixpath.join(up, SCRIPT)}"></script>',
+        _json_block(f"{view.section}-data", view_data(view, page)),
+        f'<div class="side-by-side-pick" hidden>{_picker(view, "A", a)}{_picker(view, "B", b)}'
+        "</div>",
+        f'<p class="side-by-side-counts" aria-live="polite">{pair}</p>',
+        f'<div class="klue-table-wrap">{disagreements_table(view, page)}</div>',
+        "<details><summary>The 2x2 table of every two runs</summary>",
+        every_pair_table(view, page),
+        "</details>",
+        "</div>",
+    ]
+    return "\n".join(parts)
 
 
 def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = ROOT) -> str:
-    """The section of a task page (Markdown with HTML tables); "" when it has no two runs."""
-    pairs = run_pairs(task, records)
-    if not pairs:
+    """The section of a task page (Markdown with HTML blocks); "" when no dev set has two
+    runs that can be read here."""
+    views, left_out = [], 0
+    for number, runs in enumerate(offered_runs(task, records), start=1):
+        view, skipped = dev_set_runs(task, runs, f"side-by-side-{task.name}-{number}", root)
+        left_out += skipped
+        if view is not None:
+            views.append(view)
+    if not views:
         return ""
-    counts_rows, item_rows, left_out = [], [], 0
-    golds: dict[str, list[dict]] = {}  # by dev set, and each run's items, read once
-    runs: dict[str, tuple] = {}
-    for number, (a, b) in enumerate(pairs, start=1):
-        try:
-            gold = golds.get(a.dev_set) or golds.setdefault(a.dev_set, record_gold(task, a))
-            for run in (a, b):
-                if run.predictions not in runs:
-                    runs[run.predictions] = _right(task, gold, run, root)
-            (pa, ra), (pb, rb) = runs[a.predictions], runs[b.predictions]
-        except (KluebookError, OSError):
-            left_out += 1
-            continue
-        label = f"pair {number}"
-        c: Agreement = agreement(ra, rb)
-        counts_rows.append(
-            f'<tr><th scope="row">{label}</th><td>{_run_link(a, page, root)}</td>'
-            f"<td>{_run_link(b, page, root)}</td><td>{c.both}</td><td>{c.only_a}</td>"
-            f"<td>{c.only_b}</td><td>{c.neither}</td></tr>"
-        )
-        shown = [i for i in range(len(gold)) if ra[i] != rb[i]][:MAX_ITEMS]
-        for i in shown:
-            record = gold[i]
-            lines = task.module.gold_predictions([record], record_switches(task, a.outcome.recipe))
-            truth = dict(zip(task.module.gold_keys([record]), lines, strict=True))
-            cells = [
-                _item_link(a, page, root, next(iter(truth))),
-                "A" if ra[i] else "B",
-                html.escape(prediction_text(task, record, truth)),
-                html.escape(prediction_text(task, record, pa)),
-                html.escape(prediction_text(task, record, pb)),
-            ]
-            item_rows.append(
-                f"<tr><td>{label}</td>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
-            )
-    if not counts_rows:
-        return ""
-    counts_head = "".join(
-        f'<th scope="col">{h}</th>'
-        for h in ("Pair", "A", "B", "both right", "only A right", "only B right", "both wrong")
-    )
-    counts = (
-        '<div class="klue-table-wrap"><table class="klue-table agreement">'
-        "<caption>Items each run of a pair gets right</caption>"
-        f"<thead><tr>{counts_head}</tr></thead><tbody>{''.join(counts_rows)}</tbody>"
-        "</table></div>"
-    )
-    items_head = "".join(
-        f'<th scope="col">{h}</th>'
-        for h in ("Pair", "Item", "Right", "Gold", "A predicted", "B predicted")
-    )
-    inner = (
-        "<caption>Items one run of a pair gets right and the other wrong</caption>"
-        f"<thead><tr>{items_head}</tr></thead><tbody>{''.join(item_rows)}</tbody>"
-    )
-    # One table, plain without JavaScript and interactive with it: no fallback copy.
-    items = datatable("side-by-side-items", inner, "", page, ITEMS_OPTIONS)
     skipped = (
-        f" {left_out} pair{'s' if left_out > 1 else ''} whose dev set cannot be read here "
-        "are left out."
+        f" {left_out} run{'s' if left_out > 1 else ''} whose dev set or predictions cannot be "
+        f"read here {'are' if left_out > 1 else 'is'} left out."
         if left_out
         else ""
     )
-    return (
-        f"(side-by-side-{task.name})=\n## Side by side\n\n"
-        "Two runs of this task on the same dev items: the first seeds of every two "
-        "configurations, then each configuration's seeds one after the other (at most "
-        f"{MAX_PAIRS} pairs).{skipped} An item is a gold record, paired as `kluebook compare` "
-        "pairs them for its paired test, and it is right when it counts as right in every "
-        "metric that counts items (all its gold keys right for accuracy, EM or JGA; nothing "
-        "missed and nothing extra for an F1); the counts below are the 2x2 table `kluebook "
-        "compare` prints for the two runs' predictions files (for two configurations, its "
-        "first seed pair). A run's name links to the browser of its items.\n\n"
-        f"{counts}\n\n"
-        "The items on which one run of a pair is right and the other wrong (the first "
-        f"{MAX_ITEMS} of each pair), with the gold and both predictions: pick a pair in the "
-        "Pair column's filter.\n\n"
-        f'<div class="klue-table-wrap">{items}</div>\n'
-    )
-
-
-# The interactive list of disagreements: pick a pair from the list of the Pair column.
-ITEMS_OPTIONS = {
-    "classes": ["klue-table", "disagreements"],
-    "pageLength": 25,
-    "autoWidth": False,
-    "columnDefs": [{"targets": 0, "columnControl": [["searchList"]]}],
-}
+    text = [
+        f"(side-by-side-{task.name})=\n## Side by side\n",
+        "Pick two runs of this task on the same dev items, A and B: the counts are the 2x2 "
+        "table `kluebook compare` prints for their predictions files, and the list holds every "
+        "item on which one is right and the other wrong, with the gold and both predictions "
+        "(an item's key opens it in A's item browser). The address keeps the pick, so a pair "
+        "can be shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
+        "them for its paired test, and it is right when it counts as right in every metric "
+        "that counts items (all its gold keys right for accuracy, EM or JGA; nothing missed "
+        "and nothing extra for an F1). The runs offered are those the results table pools "
+        f"(current code), on the dev set they scored.{skipped} Without JavaScript the first "
+        "pair is shown.\n",
+    ]
+    for view in views:
+        if len(views) > 1:
+            text.append(f"### {len(view.runs)} runs on {view.dev_items}\n")
+        text.append(view_html(view, page) + "\n")
+    return "\n".join(text)

@@ -1,4 +1,4 @@
-"""Where two runs agree: each dev item right or wrong for each, the 2x2 table of the pair (both
+"""Where runs agree: each dev item right or wrong for each, the 2x2 table of a pair (both
 right, only A, only B, both wrong) and the items on which one is right and the other wrong.
 
 An item is a gold record, paired across the two runs as `kluebook compare` pairs them (both
@@ -10,12 +10,13 @@ metric that does not count items (Pearson r, AUPRC) decides no item.
 """
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from kluebook.common.errors import KluebookError
+from kluebook.prompting.answering import ITEM_PROMPT, RAW_ANSWER, UNPARSABLE
 from kluebook.results.compare import Side
 from kluebook.scoring import bootstrap
 from kluebook.scoring.metric_forms import F1, Mean
@@ -24,6 +25,11 @@ from kluebook.tasks import Task
 
 # The most characters of a prediction a page shows.
 SHOWN = 120
+# Fields of a prediction line that say how sure the model was, not what it predicted.
+CONFIDENCE_FIELDS = ("probability", "probs", "choice_logprobs")
+# Fields of a prompted run's line: what the model wrote, whether it could not be read, and the
+# item's block of its prompt.
+PROMPTED_FIELDS = (RAW_ANSWER, UNPARSABLE, ITEM_PROMPT)
 
 
 def items_right(
@@ -96,9 +102,64 @@ def agreement_text(counts: list[Agreement]) -> str:
     return "\n".join(lines)
 
 
+def answer_fields(line: dict) -> dict:
+    """The fields of a prediction line that are the answer (no key, no confidence, nothing a
+    prompted run keeps beside it)."""
+    left_out = ("guid", "turn", *CONFIDENCE_FIELDS, *PROMPTED_FIELDS)
+    return {k: v for k, v in line.items() if k not in left_out}
+
+
+def _answer_text(answer: dict) -> str:
+    """One line's answer: its value where it has one field (a label, a score), else JSON."""
+    if len(answer) == 1:
+        value = next(iter(answer.values()))
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return json.dumps(answer, ensure_ascii=False)
+
+
 def prediction_text(task: Task, record: dict, predictions: dict) -> str:
-    """What a run predicted for one gold record (its lines but their guid), shortened."""
+    """What a run predicted for one gold record (its lines' answers), shortened."""
     lines = [predictions[key] for key in task.module.gold_keys([record])]
-    shown = [{k: v for k, v in line.items() if k != "guid"} for line in lines]
-    text = "; ".join(json.dumps(line, ensure_ascii=False) for line in shown)
+    text = "; ".join(_answer_text(answer_fields(line)) for line in lines)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
+@dataclass(frozen=True)
+class RunAnswers:
+    """One run's predictions on a dev set, with the scoring switches it was scored with."""
+
+    predictions: dict
+    switches: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class DevSetAgreement:
+    """Runs of one task on the same dev set, item by item: each gold record's key (the first of
+    its keys), its gold and each run's prediction (`prediction_text`), and whether each run got
+    it right (`items_right`); any two runs' 2x2 table and the items they disagree on."""
+
+    keys: list
+    gold: list[str]
+    predicted: list[list[str]]
+    right: list[np.ndarray]
+
+    def counts(self, a: int, b: int) -> Agreement:
+        return agreement(self.right[a], self.right[b])
+
+    def disagreements(self, a: int, b: int) -> list[int]:
+        """The items (indexes) on which run `a` is right and run `b` wrong, or the reverse."""
+        return np.flatnonzero(self.right[a] != self.right[b]).tolist()
+
+
+def dev_set_agreement(task: Task, gold: list[dict], runs: Sequence[RunAnswers]) -> DevSetAgreement:
+    """The runs' answers on the dev records `gold` (each run's predictions keyed to them by
+    `index_predictions`), item by item."""
+    module = task.module
+    truth = dict(zip(module.gold_keys(gold), module.gold_predictions(gold), strict=True))
+    first_keys = [module.gold_keys([record])[0] for record in gold]
+    return DevSetAgreement(
+        keys=first_keys,
+        gold=[prediction_text(task, record, truth) for record in gold],
+        predicted=[[prediction_text(task, r, run.predictions) for r in gold] for run in runs],
+        right=[items_right(task, gold, run.predictions, run.switches) for run in runs],
+    )

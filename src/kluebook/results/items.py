@@ -31,16 +31,11 @@ from kluebook.common.paths import ROOT
 from kluebook.data.loading import load_split
 from kluebook.prompting.answering import ITEM_PROMPT, RAW_ANSWER, UNPARSABLE
 from kluebook.recording.records import RunRecord
-from kluebook.results.agreement import items_right
+from kluebook.results.agreement import answer_fields, items_right
 from kluebook.scoring.switches import NO_SWITCHES
 from kluebook.tasks import Task
 from kluebook.training.recipes import record_switches
 
-# Fields of a prediction line that say how sure the model was, not what it predicted.
-CONFIDENCE_FIELDS = ("probability", "probs", "choice_logprobs")
-# Fields of a prompted run's line: what the model wrote, whether it could not be read, and the
-# item's block of its prompt.
-PROMPTED_FIELDS = (RAW_ANSWER, UNPARSABLE, ITEM_PROMPT)
 # Columns of long text the browser shows collapsed, and how many answers `top_answers` lists.
 COLLAPSED = ("prompt", "raw_answer")
 TOP = 3
@@ -67,12 +62,6 @@ def _shown(value) -> str:
     if isinstance(value, float):
         return f"{value:.2f}"
     return "" if value is None else str(value)
-
-
-def _answer(line: dict) -> dict:
-    """The fields of a prediction line that are the answer (no key, no confidence)."""
-    left_out = ("guid", "turn", *CONFIDENCE_FIELDS, *PROMPTED_FIELDS)
-    return {k: v for k, v in line.items() if k not in left_out}
 
 
 def _choice_probabilities(line: dict) -> dict[str, float]:
@@ -164,7 +153,7 @@ def correct_keys(
             lines = module.gold_predictions([record], switches)
             for key, gold in zip(keys, lines, strict=True):
                 if key in predictions:
-                    correct[key] = _answer(predictions[key]) == _answer(gold)
+                    correct[key] = answer_fields(predictions[key]) == answer_fields(gold)
     if whole:
         right = items_right(task, whole, predictions, switches)
         correct |= dict(zip(module.gold_keys(whole), right.tolist(), strict=True))
@@ -187,9 +176,9 @@ def items_frame(
     rows = []
     for key, line in lines.items():
         row = {"guid": key_text(key)}
-        answer = _answer(line)
+        answer = answer_fields(line)
         if key in gold:
-            expected = _answer(gold[key])
+            expected = answer_fields(gold[key])
             row |= texts(by_key[key], list(expected.values()))
             row["source"] = by_key[key].get("source")
             row["gold"] = _shown(list(expected.values()))

@@ -1,0 +1,86 @@
+// The side-by-side view of a task page (kluebook.book.side_by_side): two run pickers, the 2x2
+// counts of the picked pair and the DataTables list of the items on which they disagree, read
+// from the view's JSON block. The address keeps the pick, `#<view id>=<a>,<b>` (runs numbered
+// from 1), so a pair is shared by copying the address.
+import { jQuery as $ } from "./itables/dt_bundle.js";
+
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function counts(data, a, b) {
+  const [ra, rb] = [data.runs[a].right, data.runs[b].right];
+  let onlyA = 0, onlyB = 0, neither = 0;
+  for (let i = 0; i < ra.length; i += 1) {
+    if (ra[i] === "1" && rb[i] === "0") onlyA += 1;
+    else if (ra[i] === "0" && rb[i] === "1") onlyB += 1;
+    else if (ra[i] === "0") neither += 1;
+  }
+  // Items every run gets right are not in the data: they are both right.
+  return { both: data.total - onlyA - onlyB - neither, onlyA, onlyB, neither };
+}
+
+function runLink(run) {
+  return run.page ? `<a href="${escape(run.page)}#items">${escape(run.name)}</a>` : escape(run.name);
+}
+
+function rows(data, a, b) {
+  const [A, B] = [data.runs[a], data.runs[b]];
+  const found = [];
+  data.items.forEach(([key, anchor, gold], i) => {
+    if (A.right[i] === B.right[i]) return;
+    const item = A.page ? `<a href="${escape(A.page)}#${escape(anchor)}">${escape(key)}</a>` : escape(key);
+    const texts = [gold, A.predicted[i], B.predicted[i]].map((t) => escape(data.texts[t]));
+    found.push([item, A.right[i] === "1" ? "A" : "B", ...texts]);
+  });
+  return found;
+}
+
+function pickFromAddress(view, count) {
+  const prefix = `#${view.id}=`;
+  const hash = decodeURIComponent(window.location.hash);
+  if (!hash.startsWith(prefix)) return null;
+  const pick = hash.slice(prefix.length).split(",").map((n) => Number(n) - 1);
+  const valid = pick.length === 2 && pick.every((n) => Number.isInteger(n) && n >= 0 && n < count);
+  return valid ? pick : null;
+}
+
+function setUp(view) {
+  const data = JSON.parse(view.querySelector(`#${view.id}-data`).textContent);
+  const [pickA, pickB] = ["a", "b"].map((side) => view.querySelector(`#${view.id}-${side}`));
+  const said = view.querySelector(".side-by-side-counts");
+  const table = view.querySelector(`#${view.id}-items`);
+  view.querySelector(".side-by-side-pick").hidden = false;
+
+  function show(api, write) {
+    const [a, b] = [Number(pickA.value), Number(pickB.value)];
+    if (a === b) {
+      said.textContent = "Pick two different runs.";
+      api.clear().draw();
+      return;
+    }
+    const c = counts(data, a, b);
+    said.innerHTML = `A is ${runLink(data.runs[a])}, B is ${runLink(data.runs[b])}. `
+      + `Of the ${data.total} items: both right ${c.both}, only A right ${c.onlyA}, `
+      + `only B right ${c.onlyB}, both wrong ${c.neither}.`;
+    api.clear().rows.add(rows(data, a, b)).draw();
+    if (write) window.history.replaceState(null, "", `#${view.id}=${a + 1},${b + 1}`);
+  }
+
+  function start(api) {
+    const follow = () => {
+      const pick = pickFromAddress(view, data.runs.length);
+      if (!pick) return false;
+      [pickA.value, pickB.value] = pick.map(String);
+      show(api, false);
+      view.scrollIntoView();
+      return true;
+    };
+    follow();
+    [pickA, pickB].forEach((pick) => pick.addEventListener("change", () => show(api, true)));
+    window.addEventListener("hashchange", follow);
+  }
+
+  if ($.fn.dataTable.isDataTable(table)) start(new $.fn.dataTable.Api(table));
+  else $(table).one("init.dt", (event, settings) => start(new $.fn.dataTable.Api(settings)));
+}
+
+document.querySelectorAll(".kluebook-side-by-side").forEach(setUp);
