@@ -178,6 +178,14 @@ def test_predictions_whose_gold_cannot_be_read_are_shown_alone(tmp_path):
     )
     found = items.run_items(run.task, moved, tmp_path)
     assert "lacks the ynat files" in found.missing_gold
+    elsewhere = record.model_copy(
+        update={
+            "data_source": "official",
+            "parameters": {**record.parameters, "data_dir": str(tmp_path / "elsewhere")},
+        }
+    )
+    reason = items.run_items(run.task, elsewhere, tmp_path).missing_gold
+    assert "lacks the ynat files" in reason and str(tmp_path) not in reason
     assert list(found.frame.columns) == ["guid", "prediction"]
     assert items.run_items(run.task, record.model_copy(update={"predictions": None})) is None
 

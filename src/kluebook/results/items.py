@@ -19,6 +19,7 @@ gold line field for field, as joint goal accuracy counts it.
 """
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ import pandas as pd
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl
-from kluebook.common.paths import ROOT
+from kluebook.common.paths import ROOT, scrub
 from kluebook.data.loading import load_split
 from kluebook.prompting.answering import ITEM_PROMPT, RAW_ANSWER, UNPARSABLE
 from kluebook.recording.records import RunRecord
@@ -194,6 +195,15 @@ def items_frame(
     return pd.DataFrame(rows).dropna(axis=1, how="all")
 
 
+def _unreadable(error: Exception, data_dir: str) -> str:
+    """Why a dev split cannot be read, in one line that names no path of this machine: an
+    OSError's reason alone, a kluebook error with the data folder as the record names it."""
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    text = str(error).split("\n")[0]
+    return scrub(text.replace(os.path.expandvars(data_dir), data_dir) if data_dir else text)
+
+
 def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
     """The items of a run that kept its predictions (None for one that did not), matched to
     the dev split the run scored where it can be read here."""
@@ -210,7 +220,7 @@ def run_items(task: Task, record: RunRecord, root: Path = ROOT) -> Items | None:
         )
         missing = ""
     except (KluebookError, OSError) as error:
-        records, missing = [], str(error).split("\n")[0]
+        records, missing = [], _unreadable(error, str(parameters.get("data_dir") or ""))
     switches = record_switches(task, record.outcome.recipe) if record.outcome else NO_SWITCHES
     return Items(items_frame(task, predicted, records, switches), missing)
 
