@@ -1,7 +1,8 @@
 // The side-by-side view of a task page (kluebook.book.side_by_side): two run pickers, the 2x2
-// counts of the picked pair and the DataTables list of the items on which they disagree, read
-// from the view's JSON block. The address keeps the pick, `#<view id>=<a>,<b>` (runs numbered
-// from 1), so a pair is shared by copying the address.
+// counts of the picked pair and the DataTables list of the items on which they disagree (or
+// that both get wrong), read from the view's JSON block. The address keeps the pick,
+// `#<view id>=<a>,<b>` (runs numbered from 1) and `,both-wrong` for that list, so a pair and its
+// list are shared by copying the address.
 import { jQuery as $ } from "./itables/dt_bundle.js";
 
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -22,14 +23,23 @@ function runLink(run) {
   return run.page ? `<a href="${escape(run.page)}#items">${escape(run.name)}</a>` : escape(run.name);
 }
 
-function rows(data, a, b) {
+const CAPTIONS = {
+  "disagree": "Items one run of the pair gets right and the other wrong",
+  "both-wrong": "Items both runs of the pair get wrong",
+};
+
+function rows(data, a, b, shown) {
   const [A, B] = [data.runs[a], data.runs[b]];
+  const wanted = shown === "both-wrong"
+    ? (i) => A.right[i] === "0" && B.right[i] === "0"
+    : (i) => A.right[i] !== B.right[i];
   const found = [];
   data.items.forEach(([key, anchor, gold], i) => {
-    if (A.right[i] === B.right[i]) return;
+    if (!wanted(i)) return;
     const item = A.page ? `<a href="${escape(A.page)}#${escape(anchor)}">${escape(key)}</a>` : escape(key);
     const texts = [gold, A.predicted[i], B.predicted[i]].map((t) => escape(data.texts[t]));
-    found.push([item, A.right[i] === "1" ? "A" : "B", ...texts]);
+    const right = { "10": "A", "01": "B", "00": "neither" }[A.right[i] + B.right[i]];
+    found.push([item, right, ...texts]);
   });
   return found;
 }
@@ -38,20 +48,23 @@ function pickFromAddress(view, count) {
   const prefix = `#${view.id}=`;
   const hash = decodeURIComponent(window.location.hash);
   if (!hash.startsWith(prefix)) return null;
-  const pick = hash.slice(prefix.length).split(",").map((n) => Number(n) - 1);
-  const valid = pick.length === 2 && pick.every((n) => Number.isInteger(n) && n >= 0 && n < count);
-  return valid ? pick : null;
+  const [a, b, shown = "disagree"] = hash.slice(prefix.length).split(",");
+  const pick = [a, b].map((n) => Number(n) - 1);
+  const valid = pick.every((n) => Number.isInteger(n) && n >= 0 && n < count) && shown in CAPTIONS;
+  return valid ? [...pick, shown] : null;
 }
 
 function setUp(view) {
   const data = JSON.parse(view.querySelector(`#${view.id}-data`).textContent);
-  const [pickA, pickB] = ["a", "b"].map((side) => view.querySelector(`#${view.id}-${side}`));
+  const [pickA, pickB, pickShown] = ["a", "b", "show"]
+    .map((side) => view.querySelector(`#${view.id}-${side}`));
   const said = view.querySelector(".side-by-side-counts");
   const table = view.querySelector(`#${view.id}-items`);
   view.querySelector(".side-by-side-pick").hidden = false;
 
   function show(api, write) {
-    const [a, b] = [Number(pickA.value), Number(pickB.value)];
+    const [a, b, shown] = [Number(pickA.value), Number(pickB.value), pickShown.value];
+    table.querySelector("caption").textContent = CAPTIONS[shown];
     if (a === b) {
       said.textContent = "Pick two different runs.";
       api.clear().draw();
@@ -61,21 +74,23 @@ function setUp(view) {
     said.innerHTML = `A is ${runLink(data.runs[a])}, B is ${runLink(data.runs[b])}. `
       + `Of the ${data.total} items: both right ${c.both}, only A right ${c.onlyA}, `
       + `only B right ${c.onlyB}, both wrong ${c.neither}.`;
-    api.clear().rows.add(rows(data, a, b)).draw();
-    if (write) window.history.replaceState(null, "", `#${view.id}=${a + 1},${b + 1}`);
+    api.clear().rows.add(rows(data, a, b, shown)).draw();
+    const list = shown === "disagree" ? "" : `,${shown}`;
+    if (write) window.history.replaceState(null, "", `#${view.id}=${a + 1},${b + 1}${list}`);
   }
 
   function start(api) {
     const follow = () => {
       const pick = pickFromAddress(view, data.runs.length);
       if (!pick) return false;
-      [pickA.value, pickB.value] = pick.map(String);
+      [pickA.value, pickB.value, pickShown.value] = pick.map(String);
       show(api, false);
       view.scrollIntoView();
       return true;
     };
     follow();
-    [pickA, pickB].forEach((pick) => pick.addEventListener("change", () => show(api, true)));
+    [pickA, pickB, pickShown]
+      .forEach((pick) => pick.addEventListener("change", () => show(api, true)));
     window.addEventListener("hashchange", follow);
   }
 

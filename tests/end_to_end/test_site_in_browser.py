@@ -707,7 +707,8 @@ def said_counts(page, view: str) -> tuple[int, ...]:
 def test_a_task_page_shows_any_two_runs_side_by_side(disagreeing_site, browser):
     """The side-by-side view of a task page: two runs picked from the keyboard give the 2x2
     counts of the plain table of every pair and the list of every item they disagree on, with
-    an item's key linking to A's item browser; the address keeps the pick and opens it again;
+    an item's key linking to A's item browser, or of the items both get wrong; the address
+    keeps the pick and opens it again;
     without JavaScript the first pair is plain tables; axe-core finds nothing serious on the
     page with its pickers, at 1366 and 400 px, light and dark; the page stays under its budget."""
     with accessibility.served(disagreeing_site) as url:
@@ -742,6 +743,14 @@ def test_a_task_page_shows_any_two_runs_side_by_side(disagreeing_site, browser):
         assert shared.page.locator(f"#{view}-a").input_value() == str(second)
         assert said_counts(shared.page, view) == (both, only_a, only_b, neither)
         shared.close()
+        page.locator(f"#{view}-show").focus()  # the items both get wrong, instead
+        page.keyboard.press("ArrowDown")
+        assert page.url.endswith(f"#{view}={second + 1},{first + 1},both-wrong")
+        assert items.count() == min(neither, 25)  # a page of 25
+        assert set(page.locator(f"table#{view}-items tbody td:nth-child(2)").all_inner_texts()) <= {
+            "neither"
+        }
+        assert f"of {neither} entries" in page.locator(f"#{view}-items_info").inner_text()
         pick(page, f"#{view}-b", second)
         assert "two different runs" in page.locator(f"#{view} .side-by-side-counts").inner_text()
         assert not visit.errors, visit.errors

@@ -6,8 +6,9 @@ the gold and both predictions.
 The page holds, per dev set, one compact JSON block: each run's name and page, and for every
 item some run gets wrong its key, gold, and each run's prediction and rightness (texts stored
 once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two run pickers into
-the counts and the list of disagreements, and keeps the pick in the address
-(`#<section id>=<a>,<b>`, run numbers from 1) so a pair can be shared as a link. Without
+the counts and the list of their disagreements (or of the items both get wrong), and keeps the
+pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
+list) so a pair can be shared as a link. Without
 JavaScript the section shows the first pair's counts and its whole list as plain tables, and the
 2x2 table of every pair."""
 
@@ -44,6 +45,8 @@ SCRIPT = "_static/kluebook-side-by-side.js"
 # The interactive list of one pair's disagreements.
 ITEMS_OPTIONS = {"classes": ["klue-table", "disagreements"], "pageLength": 25, "autoWidth": False}
 ITEMS_HEAD = ("Item", "Right", "Gold", "A predicted", "B predicted")
+# What the list may hold (its select's options; the first is shown without JavaScript).
+SHOWN_ITEMS = (("disagree", "on which they disagree"), ("both-wrong", "both get wrong"))
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,13 @@ def _picker(view: DevSetRuns, side: str, chosen: int) -> str:
     return f'<label for="{control}">Run {side}</label><select id="{control}">{options}</select>'
 
 
+def _shown_items(view: DevSetRuns) -> str:
+    """Which items the list holds: those the pair disagrees on, or those both get wrong."""
+    options = "".join(f'<option value="{value}">{text}</option>' for value, text in SHOWN_ITEMS)
+    control = f"{view.section}-show"
+    return f'<label for="{control}">Items</label><select id="{control}">{options}</select>'
+
+
 def _item_cell(view: DevSetRuns, run: int, page: str, index: int) -> str:
     """An item's key, linked to its row in the item browser of run `run` (A's page)."""
     key = key_text(view.items.keys[index])
@@ -252,7 +262,7 @@ def view_html(view: DevSetRuns, page: str) -> str:
         f'<script type="module" src="{posixpath.join(up, SCRIPT)}"></script>',
         _json_block(f"{view.section}-data", view_data(view, page)),
         f'<div class="side-by-side-pick" hidden>{_picker(view, "A", a)}{_picker(view, "B", b)}'
-        "</div>",
+        f"{_shown_items(view)}</div>",
         f'<p class="side-by-side-counts" aria-live="polite">{pair}</p>',
         f'<div class="klue-table-wrap">{disagreements_table(view, page)}</div>',
         "<details><summary>The 2x2 table of every two runs</summary>",
@@ -285,8 +295,9 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
         "Pick two runs of this task on the same dev items, A and B: the counts are the 2x2 "
         "table `kluebook compare` prints for their predictions files, and the list holds every "
         "item on which one is right and the other wrong, with the gold and both predictions "
-        "(an item's key opens it in A's item browser). The address keeps the pick, so a pair "
-        "can be shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
+        "(an item's key opens it in A's item browser); the Items list can show instead the "
+        "items both get wrong. The address keeps the pick, so a pair and its list can be "
+        "shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
         "them for its paired test, and it is right when it counts as right in every metric "
         "that counts items (all its gold keys right for accuracy, EM or JGA; nothing missed "
         "and nothing extra for an F1). The runs offered are those the results table pools "
