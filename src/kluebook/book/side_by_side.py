@@ -163,10 +163,11 @@ def view_data(view: DevSetRuns, page: str) -> dict:
     for i in shown:
         key = key_text(items.keys[i])
         rows.append([key, item_anchor(key), text(items.gold[i])])
+    pages = [_run_href(run, page, "") for run in view.runs]  # HTML-escaped: the script escapes
     runs = [
         {
             "name": run.name,
-            "page": _run_href(run, page, ""),
+            "page": html.unescape(pages[n]) if pages[n] else None,
             "right": "".join("1" if items.right[n][i] else "0" for i in shown),
             "predicted": [text(items.predicted[n][i]) for i in shown],
         }
