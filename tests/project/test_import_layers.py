@@ -56,7 +56,8 @@ def test_an_import_up_a_packages_order_breaks_it(tmp_path):
     source = with_imports(tmp_path, results__compare="from kluebook.results.aggregation import Row")
     done = lint_imports(source, ROOT / "pyproject.toml")
     assert done.returncode == 1
-    assert "results: the sensitivity to the prompt over rows and items over intervals" in done.stdout
+    layers = "results: the sensitivity to the prompt over rows and items over intervals"
+    assert layers in done.stdout
     assert "BROKEN" in done.stdout
     assert "kluebook.results.compare -> kluebook.results.aggregation" in done.stdout
 

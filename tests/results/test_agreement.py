@@ -14,6 +14,7 @@ from kluebook.book.side_by_side import side_by_side
 from kluebook.cli.app import app
 from kluebook.common.json_files import read_jsonl
 from kluebook.data.loading import data_checksum, load_split
+from kluebook.recording import fingerprints
 from kluebook.results import compare
 from kluebook.results.agreement import agreement, items_right, side_agreements
 from kluebook.scoring.predictions import index_predictions
@@ -152,6 +153,18 @@ def test_any_two_of_three_runs_give_compare_s_2x2(tmp_path, imperfect_prediction
     ]
     some_wrong = [r["guid"] for i, r in enumerate(gold) if not all(ok[i] for ok in rights)]
     assert [row[0] for row in data["items"]] == some_wrong and len(some_wrong) < len(gold)
+
+
+def test_a_stale_run_is_offered_under_a_name_that_says_so(tmp_path, imperfect_predictions):
+    """A configuration whose only runs were made by older task code is offered, as its table
+    cell shows it, and its name says what changed; a current run's name says nothing."""
+    _, runs, _ = _nli_runs(tmp_path, imperfect_predictions, ("old", "new"))
+    inputs = {**runs[0].inputs.model_dump(), "task_code": "0" * 64}
+    stale = runs[0].model_copy(update={"inputs": fingerprints.Inputs.model_validate(inputs)})
+    page = side_by_side(get_task("nli"), [stale, runs[1]], "book/_generated/tasks/nli", tmp_path)
+    names = [run["name"] for run in _view_data(page)["runs"]]
+    marked = [name for name in names if name.endswith(" (stale: task code changed)")]
+    assert len(names) == 2 and len(marked) == 1 and ", old, " in marked[0]
 
 
 def test_agreement_counts_the_four_cells():

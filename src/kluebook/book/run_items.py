@@ -74,8 +74,8 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
     if items is None:
         return []
     write_downloads(record, items, root)
-    count = len(items.frame)
     frame = items.frame
+    count = len(frame)
     has = {name: name in frame for name in ("confidence", "top_answers", "prompt", "raw_answer")}
     gold = (
         f"The gold and the text could not be read here ({items.missing_gold}): the table holds "

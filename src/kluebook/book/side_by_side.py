@@ -8,9 +8,8 @@ item some run gets wrong its key, gold, and each run's prediction and rightness 
 once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two run pickers into
 the counts and the list of their disagreements (or of the items both get wrong), and keeps the
 pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
-list) so a pair can be shared as a link. Without
-JavaScript the section shows the first pair's counts and its whole list as plain tables, and the
-2x2 table of every pair."""
+list) so a pair can be shared as a link. Without JavaScript the section shows the first pair's
+counts and its whole list as plain tables, and the 2x2 table of every pair."""
 
 import html
 import json
@@ -36,7 +35,7 @@ from kluebook.results.agreement import (
 from kluebook.results.compare import record_gold
 from kluebook.results.items import key_text
 from kluebook.results.links import ITEMS_ANCHOR, href, run_page
-from kluebook.results.pooling import code_today, pooled
+from kluebook.results.pooling import code_today, configuration_key, pooled
 from kluebook.scoring.predictions import index_predictions
 from kluebook.tasks import Task
 from kluebook.training.recipes import record_switches
@@ -73,48 +72,47 @@ def run_name(record: RunRecord) -> str:
     return f"{record.model}, {record.profile}{f', {config}' if config else ''}, seed {record.seed}"
 
 
-def _configuration(record: RunRecord) -> tuple:
-    """What a table cell pools runs by."""
-    return (record.profile, record.model, record.data_source, record.config)
-
-
-def offered_runs(task: Task, records: list[RunRecord]) -> list[list[RunRecord]]:
-    """The runs offered, by dev set: the runs each configuration's table cell pools (current
-    code, one configuration), configurations in the table's order, seeds in order."""
+def offered_runs(task: Task, records: list[RunRecord]) -> list[list[tuple[RunRecord, str]]]:
+    """The runs offered, by dev set, each with why it is stale ("" for a current one): the runs
+    each configuration's table cell pools (current code, else the newest stale runs, as the
+    cell shows them), configurations in the table's order, seeds in order."""
     mine = [r for r in records if r.task == task.name and r.outcome and r.predictions]
     groups: dict[tuple, list[RunRecord]] = defaultdict(list)
     for record in mine:
-        groups[_configuration(record)].append(record)
+        groups[configuration_key(record)].append(record)
     today = code_today(mine)
-    by_dev_set: dict[tuple, list[RunRecord]] = defaultdict(list)
+    by_dev_set: dict[tuple, list[tuple[RunRecord, str]]] = defaultdict(list)
     for key in sorted(groups):
-        for run in pooled(groups[key], today)[0]:
-            by_dev_set[run.dev_set].append(run)
+        chosen, stale = pooled(groups[key], today)
+        for run in chosen:
+            by_dev_set[run.dev_set].append((run, stale))
     return [runs for runs in by_dev_set.values() if len(runs) > 1]
 
 
 def _default_pair(runs: list[RunRecord]) -> tuple[int, int]:
     """The first run and the first of another configuration (else the first's next seed)."""
-    other = next((i for i, r in enumerate(runs) if _configuration(r) != _configuration(runs[0])), 1)
-    return (0, other)
+    first = configuration_key(runs[0])
+    return (0, next((i for i, r in enumerate(runs) if configuration_key(r) != first), 1))
 
 
 def dev_set_runs(
-    task: Task, runs: list[RunRecord], section: str, root: Path
+    task: Task, runs: list[tuple[RunRecord, str]], section: str, root: Path
 ) -> tuple[DevSetRuns | None, int]:
-    """The view of one dev set's runs, and how many runs are left out because their dev set or
-    predictions cannot be read here (None when fewer than two are left)."""
+    """The view of one dev set's runs (each with why it is stale), and how many runs are left
+    out because their dev set or predictions cannot be read here (None when fewer than two are
+    left). A stale run's name says so."""
     try:
-        gold = record_gold(task, runs[0])
+        gold = record_gold(task, runs[0][0])
     except (KluebookError, OSError):
         return None, len(runs)
-    kept, answers = [], []
-    for run in runs:
+    kept, names, answers = [], [], []
+    for run, stale in runs:
         try:
             predictions = index_predictions(task, gold, read_jsonl(root / run.predictions))
         except (KluebookError, OSError):
             continue
         kept.append(run)
+        names.append(run_name(run) + (f" (stale: {stale} changed)" if stale else ""))
         answers.append(RunAnswers(predictions, record_switches(task, run.outcome.recipe)))
     if len(kept) < 2:
         return None, len(runs)
@@ -123,7 +121,7 @@ def dev_set_runs(
     view = DevSetRuns(
         section,
         f"{dev_items} ({kept[0].data_source} data)",
-        [OfferedRun(run_name(run), run_page(run, root)) for run in kept],
+        [OfferedRun(name, run_page(run, root)) for run, name in zip(kept, names, strict=True)],
         dev_set_agreement(task, gold, answers),
         _default_pair(kept),
     )

@@ -18,7 +18,7 @@ from kluebook.common.json_files import read_jsonl
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_checksum, load_split
 from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
-from kluebook.results.pooling import code_today, pooled
+from kluebook.results.pooling import code_today, configuration_key, pooled
 from kluebook.scoring import bootstrap
 from kluebook.scoring.predictions import index_predictions
 from kluebook.scoring.switches import NO_SWITCHES
@@ -100,7 +100,7 @@ def configuration_runs(task: Task, records: list[RunRecord], name: str) -> list[
         raise KluebookError(
             f"no succeeded {task.name} run of {name!r}; known: {', '.join(known) or 'none'}"
         )
-    kinds = {(r.profile, r.model, r.data_source, r.config) for r in chosen}
+    kinds = {configuration_key(r) for r in chosen}
     if len(kinds) > 1:
         shown = "; ".join("/".join(str(part) for part in kind) for kind in sorted(kinds))
         raise KluebookError(f"{name!r} names several configurations: {shown}")

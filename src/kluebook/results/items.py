@@ -18,7 +18,6 @@ holds several items (a dialogue's turns) each turn is correct when its predictio
 gold line field for field, as joint goal accuracy counts it.
 """
 
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from kluebook.recording.records import RunRecord
 from kluebook.results.agreement import answer_fields, items_right
 from kluebook.scoring.switches import NO_SWITCHES
 from kluebook.tasks import Task
+from kluebook.tasks.prompt_answers import choice_probabilities
 from kluebook.training.recipes import record_switches
 
 # Columns of long text the browser shows collapsed, and how many answers `top_answers` lists.
@@ -72,10 +72,8 @@ def _choice_probabilities(line: dict) -> dict[str, float]:
         return {}
     if not isinstance(logprobs, dict):
         logprobs = dict(enumerate(logprobs))
-    top = max(logprobs.values())
-    weights = {str(c): math.exp(v - top) for c, v in logprobs.items()}
-    total = sum(weights.values())
-    return {c: w / total for c, w in weights.items()}
+    shares = choice_probabilities(list(logprobs), logprobs)
+    return {str(choice): share for choice, share in zip(logprobs, shares, strict=True)}
 
 
 def confidence(line: dict) -> float | None:

@@ -20,6 +20,11 @@ def run_key(record: RunRecord) -> tuple:
     return (record.task, record.profile, record.model, record.config, record.seed)
 
 
+def configuration_key(record: RunRecord) -> tuple:
+    """What names one configuration of a task, whose seeds a cell pools."""
+    return (record.profile, record.model, record.data_source, record.config)
+
+
 def made_with(record: RunRecord) -> tuple[str, str, str]:
     """The task, method and prompt template ("" for a fine-tuned run) a record was made with."""
     template = template_of(record.parameters) if record.method == PROMPTED else ""
