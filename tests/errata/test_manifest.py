@@ -27,6 +27,17 @@ def test_the_shipped_manifest_is_valid_and_versioned():
     assert {e.kind for e in shipped.errata} == {"metric", "label", "text"}
 
 
+def test_each_erratum_is_a_bug_a_naming_problem_or_a_data_error():
+    natures = {e.id: e.nature for e in errata.manifest().errata}
+    assert natures["wos-slot-f1-turn-mean"] == "naming"  # what trade-dst computes, misnamed
+    assert {natures[k] for k in ("ner-char-f1-o-tag", "dp-las-pad", "mrc-bracket-pattern")} == {
+        "bug"
+    }
+    for erratum in errata.manifest().errata:
+        assert (erratum.nature == "data") == (erratum.kind != "metric")
+        assert erratum.corrects == (erratum.nature != "naming")
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -37,6 +48,10 @@ def test_the_shipped_manifest_is_valid_and_versioned():
         (lambda d: d["errata"][4]["file"].pop("sha256"), "sha256"),
         (lambda d: d["errata"][4].pop("patch"), "names the upstream patch of its edits"),
         (lambda d: d.update(version="latest"), "version"),
+        (lambda d: d["errata"][0].pop("nature"), "errata.0.nature"),
+        (lambda d: d["errata"][0].update(nature="typo"), "errata.0.nature"),
+        (lambda d: d["errata"][0].update(nature="data"), "of nature data, and only it"),
+        (lambda d: d["errata"][4].update(nature="naming"), "of nature data, and only it"),
         (lambda d: d["errata"].append(dict(d["errata"][0])), "share an id"),
     ],
 )

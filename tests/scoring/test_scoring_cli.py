@@ -1,6 +1,7 @@
 """`kluebook score`: JSON on stdout, one-line errors naming the guid, non-zero exit."""
 
 import json
+from collections import defaultdict
 
 import pytest
 
@@ -8,6 +9,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl, write_jsonl
 from kluebook.notebook.steps import Run
 from kluebook.tasks import get_task
+from kluebook.tasks.dp.metric import DEPRELS
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
 from kluebook.training.recipes import resolve_recipe
@@ -173,5 +175,13 @@ def test_corrected_prints_each_errata_value_beside_the_official_ones(
     printed = json.loads(result.stdout)
     official, corrected = printed["official"], printed["corrected"]
     assert set(corrected) == {"dp-las-pad"}  # generated data: no data erratum applies
-    assert corrected["dp-las-pad"] == {"las": official["las_without_pad"]}
-    assert official["las_without_pad"] > official["las"]
+    assert corrected["dp-las-pad"] == {"las": official["las_wrong_heads_as_errors"]}
+    # Labels all right: each class's F1 is 2r / (2r + 2w), the accuracy of its heads.
+    hits = defaultdict(list)
+    for record, row in zip(records, rows, strict=True):
+        pairs = zip(record["heads"], row["heads"], strict=True)
+        for label, (gold_head, head) in zip(record["deprels"], pairs, strict=True):
+            hits[label if DEPRELS.index(label) < 15 else "OTHERS"].append(gold_head == head)
+    accuracies = [100 * sum(h) / len(h) for h in hits.values()]
+    assert official["las_wrong_heads_as_errors"] == pytest.approx(sum(accuracies) / len(accuracies))
+    assert official["las_wrong_heads_as_errors"] < 100.0

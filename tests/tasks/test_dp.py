@@ -1,10 +1,12 @@
-from collections import Counter
+import random
+from collections import Counter, defaultdict
 
 import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.tasks.dp import data as dp
 from kluebook.tasks.dp import synthetic as synthetic_dp
+from kluebook.tasks.dp.metric import _SCORED_LABEL
 
 DEV = "klue-dp-v1.1/klue-dp-v1.1_dev.tsv"
 
@@ -31,8 +33,42 @@ def test_real_dev_gold_as_prediction_scores_100(real_dev):
         "las": 100.0,
         "uas_micro_f1": 100.0,
         "las_micro_f1": 100.0,
-        "las_without_pad": 100.0,
+        "las_wrong_heads_as_errors": 100.0,
     }
+
+
+def test_real_dev_right_labels_and_wrong_heads_score_a_corrected_las_below_the_labels(real_dev):
+    # Every label right, about a third of the heads moved: with labels right, a class's TP are
+    # its right-head eojeols and its FP and FN both its wrong-head ones, so its F1 is
+    # 2r / (2r + 2w), its attachment accuracy; the corrected LAS is their mean over classes.
+    rng = random.Random(11)
+    predictions, right = {}, defaultdict(list)
+    for record in real_dev:
+        size = len(record["heads"])
+        heads = [
+            h if rng.random() < 0.7 else rng.choice([i for i in range(size + 1) if i != h])
+            for h in record["heads"]
+        ]
+        predictions[record["guid"]] = {"heads": heads, "deprels": record["deprels"]}
+        for gold, mine, label in zip(record["heads"], heads, record["deprels"], strict=True):
+            right[_SCORED_LABEL[label]].append(gold == mine)
+    scores = dp.score(real_dev, predictions)
+    per_class = [100 * sum(hits) / len(hits) for hits in right.values()]
+    print(
+        f"\nreal DP dev, labels right, heads moved at random: UAS {scores['uas']:.2f}, "
+        f"UAS micro {scores['uas_micro_f1']:.2f}, LAS {scores['las']:.2f}, LAS micro "
+        f"{scores['las_micro_f1']:.2f}, corrected LAS {scores['las_wrong_heads_as_errors']:.2f}"
+    )
+    corrected = scores["las_wrong_heads_as_errors"]
+    assert corrected == pytest.approx(sum(per_class) / len(per_class))
+    assert min(per_class) <= corrected <= max(per_class) < 100.0  # label-only F1: 100
+    # The official LAS is the PAD-free average x k/(k+1), here 16 real classes of 17; that
+    # average counts no wrong head against its class's precision (F1 2r / (2r + w) per class),
+    # so it lies above the corrected value.
+    assert len(right) == 16
+    lenient = scores["las"] * 17 / 16
+    print(f"PAD-free official average (kluebook's earlier corrected value): {lenient:.2f}")
+    assert lenient > corrected
 
 
 def test_real_dev_is_written_back_byte_for_byte(real_dev, klue_file, tmp_path):

@@ -23,12 +23,18 @@ def test_ner_character_f1_without_the_o_tag():
     assert scores["char_f1_without_o"] == pytest.approx(100 * (1 + 0 + 10) / 12)
 
 
-def test_dp_las_without_the_pad_class_of_wrong_heads():
+def test_dp_las_with_wrong_heads_as_errors_rather_than_a_pad_class():
     # The second eojeol's head is wrong: its predicted class is PAD, which the official macro
-    # average counts as a third class scoring 0 (NP 1, VP 0, PAD 0); corrected, NP 1 and VP 0.
+    # average counts as a third class scoring 0 (NP 1, VP 0, PAD 0). Corrected, the wrong-head
+    # eojeol is a miss of VP and a false alarm of VP: NP 1, VP TP 0 -> 0; (1 + 0) / 2.
     scores = dp_scores([0, 1], [0, 0], ["NP", "VP"], ["NP", "VP"])
     assert scores["las"] == pytest.approx(100 / 3)
-    assert scores["las_without_pad"] == pytest.approx(50.0)
+    assert scores["las_wrong_heads_as_errors"] == pytest.approx(50.0)
+    # A class with a right and a wrong head (NP twice, word 2's head wrong): NP TP 1, FP 1,
+    # FN 1 -> 1/2; VP 1 -> 3/4, where the official PAD-free average would say (2/3 + 1) / 2.
+    scores = dp_scores([0, 1, 1], [0, 1, 0], ["VP", "NP", "NP"], ["VP", "NP", "NP"])
+    assert scores["las_wrong_heads_as_errors"] == pytest.approx(75.0)
+    assert scores["las"] == pytest.approx(100 * (1 + 2 / 3) / 3)
 
 
 def test_mrc_bracketed_answer_with_the_bracket_pattern_as_meant():

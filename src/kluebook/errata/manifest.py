@@ -1,8 +1,10 @@
 """The errata manifest: one entry per known erratum of KLUE's data or metrics, under its own
 version string, which every record that uses it carries.
 
-An entry names its task and split, its kind (`metric`: the official metric computes something
-else than it says, and `variant` is the corrected value's key beside it; `label`: gold labels
+An entry names its task and split, what kind of error it is (`nature`: a `bug`, the code does
+not do what it says; a `naming` problem, the code does what its source does under a misleading
+name; a `data` error), how it is measured (`kind`: `metric`, the official metric computes
+something else than its name says, and `variants` name the value beside it; `label`: gold labels
 are wrong, the text is not, so stored predictions can be rescored; `text`: the items themselves
 change, so new predictions are needed), where it comes from upstream (an issue or pull request,
 its commit), its upstream status and why it is an error. A data entry names the v1.1 file it
@@ -96,6 +98,7 @@ class Erratum(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     task: str
     split: Literal["train", "dev", "ontology"]  # ontology: a task's ontology file
+    nature: Literal["bug", "naming", "data"]
     kind: Literal["metric", "label", "text"]
     title: str
     why: str
@@ -110,6 +113,8 @@ class Erratum(Strict):
 
     @model_validator(mode="after")
     def _complete(self):
+        if (self.nature == "data") != (self.kind in DATA_KINDS):
+            raise ValueError("a data erratum (label or text) is of nature data, and only it")
         if self.kind == "metric" and not self.variants:
             raise ValueError("a metric erratum names its variants (official key: corrected key)")
         if self.kind != "metric" and self.variants:
@@ -123,6 +128,12 @@ class Erratum(Strict):
         if self.kind in DATA_KINDS and self.applied and self.patch is None:
             raise ValueError("an applied data erratum names the upstream patch of its edits")
         return self
+
+    @property
+    def corrects(self) -> bool:
+        """Whether its values are corrections (a bug or a data error), rather than an
+        alternative statistic beside an official one that is what its source computes."""
+        return self.nature != "naming"
 
     @property
     def applied(self) -> bool:

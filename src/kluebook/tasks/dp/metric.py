@@ -7,9 +7,11 @@ The headline numbers are macro F1 scores, not attachment accuracies:
   prediction); an eojeol with a wrong predicted head gets the predicted label PAD, a class that
   occurs only in predictions and so adds an F1 of 0 to the average; then sklearn macro F1.
 The micro variants (the baseline's `uas_micro_f1`, `las_micro_f1`) are the matching accuracies:
-head accuracy, and labelled accuracy after the OTHERS merge. `las_without_pad` is the LAS macro
-F1 corrected for the PAD class (erratum `dp-las-pad`): wrong heads still count against their gold
-class, but PAD is not one of the classes averaged.
+head accuracy, and labelled accuracy after the OTHERS merge. `las_wrong_heads_as_errors` is the
+LAS macro F1 corrected for the PAD class (erratum `dp-las-pad`): over the same merged classes, an
+eojeol counts as a hit of its class only when both its head and its label are right; otherwise
+it is a miss of its gold class and a false alarm of its predicted class (a wrong head included),
+and no artificial class enters the average.
 """
 
 from collections.abc import Sequence
@@ -83,15 +85,44 @@ def las_macro_f1(
     return 100.0 * float(f1_score(gold, pred, average="macro", zero_division=0))
 
 
-def las_macro_f1_without_pad(
+# Stands for "no class" in the pairs of `attachment_pairs`: never one of the classes averaged.
+NO_CLASS = ""
+
+
+def attachment_pairs(
+    gold_heads: Sequence[int],
+    pred_heads: Sequence[int],
+    gold_deprels: Sequence[str],
+    pred_deprels: Sequence[str],
+) -> tuple[list[str], list[str], list[str]]:
+    """Gold and predicted classes to score labelled attachment on, and the classes to average
+    (the merged labels seen in gold or prediction). An eojeol with the right head is one pair of
+    its merged labels; one with a wrong head is two, (gold class, NO_CLASS) and (NO_CLASS,
+    predicted class): a miss of the one and a false alarm of the other, even when they agree."""
+    _check_lengths(gold_heads, pred_heads, gold_deprels, pred_deprels)
+    pairs = []
+    for gold_head, pred_head, gold_label, pred_label in zip(
+        gold_heads, pred_heads, gold_deprels, pred_deprels, strict=True
+    ):
+        right, guess = _scored_label(gold_label), _scored_label(pred_label)
+        pairs += (
+            [(right, guess)] if gold_head == pred_head else [(right, NO_CLASS), (NO_CLASS, guess)]
+        )
+    gold, pred = [g for g, _ in pairs], [p for _, p in pairs]
+    return gold, pred, sorted((set(gold) | set(pred)) - {NO_CLASS})
+
+
+def las_wrong_heads_as_errors(
     gold_heads: Sequence[int],
     pred_heads: Sequence[int],
     gold_deprels: Sequence[str],
     pred_deprels: Sequence[str],
 ) -> float:
-    """Macro F1 over the real LAS classes, those of gold or prediction but PAD, x100."""
-    gold, pred = las_classes(gold_heads, pred_heads, gold_deprels, pred_deprels)
-    classes = sorted((set(gold) | set(pred)) - {WRONG_HEAD})
+    """Labelled-attachment macro F1 over the merged label classes seen in gold or prediction,
+    x100: an eojeol with the right head and label is a true positive of its class; any other is
+    a false negative of its gold class and a false positive of its predicted class
+    (`attachment_pairs`). No class of wrong heads is averaged in."""
+    gold, pred, classes = attachment_pairs(gold_heads, pred_heads, gold_deprels, pred_deprels)
     return 100.0 * float(f1_score(gold, pred, labels=classes, average="macro", zero_division=0))
 
 
@@ -113,12 +144,12 @@ def dp_scores(
     pred_deprels: Sequence[str],
 ) -> dict[str, float]:
     """The headline UAS/LAS macro F1, the baseline's micro variants and the LAS corrected for
-    the PAD class, over all eojeols."""
+    the PAD class (wrong heads as errors of their classes), over all eojeols."""
     columns = (gold_heads, pred_heads, gold_deprels, pred_deprels)
     return {
         "uas": uas_macro_f1(gold_heads, pred_heads),
         "las": las_macro_f1(*columns),
         "uas_micro_f1": uas_micro_f1(gold_heads, pred_heads),
         "las_micro_f1": las_micro_f1(*columns),
-        "las_without_pad": las_macro_f1_without_pad(*columns),
+        "las_wrong_heads_as_errors": las_wrong_heads_as_errors(*columns),
     }
