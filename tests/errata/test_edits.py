@@ -108,3 +108,29 @@ def test_the_merged_ontology_values_are_in_the_real_ontology(klue_file):
     ontology = read_ontology(klue_file("wos-v1.1/ontology.json"))
     assert "서울중앙성원남산골 한옥 마을" in ontology["관광-이름"]
     assert "이럴순없는대호스텔 제이제이" in ontology["택시-도착지"]
+
+
+def test_the_label_erratum_rescores_a_sentence_worked_by_hand():
+    # A made-up sentence of 24 characters under the guid of the erratum's first edit, tagged as
+    # v1.1 tags it: a PS entity on characters 21 and 22. The erratum moves it to character 22
+    # alone (tags 21-22 B-PS I-PS become O B-PS); the prediction is the v1.1 gold.
+    erratum = next(e for e in manifest().errata if e.id == "ner-dev-labels")
+    first = erratum.edits[0]
+    assert (first.at, first.old, first.new) == (21, ["B-PS", "I-PS"], ["O", "B-PS"])
+    tags = ["O"] * 21 + ["B-PS", "I-PS", "O"]
+    gold = [
+        {
+            "guid": first.guid,
+            "sentence": "",
+            "chars": list("가나다라마바사아자차카타" * 2),
+            "tags": tags,
+        }
+    ]
+    rows = NER.module.gold_predictions(gold)
+    metrics = {"entity_f1": 100.0, "char_f1": 100.0, "char_f1_without_o": 100.0}
+    corrected = corrected_values(NER, gold, rows, metrics, erratum.file.sha256)["ner-dev-labels"]
+    # Entities: gold PS on 22, predicted PS on 21-22: no exact match, PS F1 0 -> 0.
+    # Characters, with an O at each end: gold O 25, B-PS 1; predicted O 24, B-PS 1 (on 21),
+    # I-PS 1. B-PS 0, I-PS 0, O 2*24 / (2*24 + 0 + 1) = 48/49, the 10 other tags 1 each.
+    assert corrected["entity_f1"] == 0.0
+    assert corrected["char_f1"] == pytest.approx(100 * (48 / 49 + 10) / 13)

@@ -5,7 +5,7 @@ import pytest
 
 from kluebook.tasks.dp.metric import dp_scores
 from kluebook.tasks.mrc import data as mrc
-from kluebook.tasks.mrc.metric import mrc_scores
+from kluebook.tasks.mrc.metric import mrc_scores, normalize_answer
 from kluebook.tasks.ner.metric import ner_scores
 from kluebook.tasks.wos.metric import pooled_slot_f1, slot_f1
 
@@ -46,6 +46,31 @@ def test_mrc_bracketed_answer_with_the_bracket_pattern_as_meant():
         "exact_match": 100.0,
         "rouge_w": 100.0,
     }
+
+
+def test_mrc_bracket_variant_separates_what_ascii_brackets_and_quotes_enclosed():
+    # Officially the ASCII ( ) are deleted with the other ASCII punctuation: 이글스(일본) becomes
+    # 이글스일본 and matches. As meant, the pattern turns them into spaces first: 이글스 일본, which
+    # does not; ROUGE-W: longest common substring 이글스 (3), P 3/5, R 3/6 -> 6/11.
+    assert mrc_scores([["이글스(일본)"]], ["이글스일본"]) == {
+        "exact_match": 100.0,
+        "rouge_w": 100.0,
+    }
+    corrected = mrc_scores([["이글스(일본)"]], ["이글스일본"], corrected=True)
+    assert corrected["exact_match"] == 0.0
+    assert corrected["rouge_w"] == pytest.approx(100 * 6 / 11)
+    # The same for ' " < >: deleted officially, a space as meant.
+    assert normalize_answer('"토지"<1>') == "토지1"
+    assert normalize_answer('"토지"<1>', corrected=True) == "토지 1"
+    # ‘’ (U+2018, U+2019) and 《》〈〉 are kept officially, stripped as meant.
+    assert normalize_answer("‘토지’ 〈1〉") == "‘토지’ 〈1〉"
+    assert normalize_answer("‘토지’ 〈1〉", corrected=True) == "토지 1"
+
+
+def test_mrc_quotes_and_brackets_in_neither_pattern_stay_in_both_normalisations():
+    for text in ("“토지”", "「토지」", "『토지』"):
+        assert normalize_answer(text) == normalize_answer(text, corrected=True) == text
+    assert mrc_scores([["“토지”"]], ["토지"], corrected=True)["exact_match"] == 0.0
 
 
 def test_mrc_records_carry_both_normalisations():
