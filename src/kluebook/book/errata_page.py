@@ -1,7 +1,11 @@
 """Published, reproduced, corrected: the table of each reproduced number an erratum moves,
 beside its published and its corrected value (on the results page), the errata page (every
 erratum with its source, status, the items it touches and its measured effect on the runs of
-this book) and the lines of a task's page that say which of its numbers an erratum moves."""
+this book) and the lines of a task's page that say which of its numbers an erratum moves.
+
+A bug's or a data error's value is a correction; a naming problem's (the official code does what
+its source does, under a misleading name) is an alternative statistic beside the official one,
+and every page says which it is."""
 
 import html
 
@@ -13,6 +17,14 @@ from kluebook.results.links import ERRATA_PAGE, href
 from kluebook.tasks import Task
 from kluebook.tasks.schema import MetricEntry
 
+NATURES = {
+    "bug": "bug: the code does not do what it says; its value is a correction",
+    "naming": (
+        "naming: the code does what its source does, under a misleading name; its value is an "
+        "alternative statistic, not a correction"
+    ),
+    "data": "data error: the files are wrong; its value is a correction",
+}
 KINDS = {
     "metric": "metric: the official code computes something else than its name says",
     "label": "labels: gold labels are wrong; stored predictions are rescored",
@@ -41,6 +53,11 @@ def corrections(tasks: list[Task]) -> list[tuple[Task, Erratum, MetricEntry]]:
     ]
 
 
+def what_it_gives(erratum: Erratum) -> str:
+    """What an erratum's value is, in words: a correction, or an alternative statistic."""
+    return "correction" if erratum.corrects else "alternative statistic, not a correction"
+
+
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
@@ -66,7 +83,8 @@ def corrected_lines(rows: list[Row], published: list[Row], tasks: list[Task]) ->
 
 def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str) -> str:
     """The table of the reproduced numbers the errata move: published (test), reproduced (dev,
-    official metric on the official data) and corrected, each correction linked to its erratum."""
+    official metric on the official data) and corrected, each correction linked to its erratum;
+    a naming erratum's value is in the same column, said to be an alternative statistic."""
     lines = corrected_lines(rows, published, tasks)
     if not lines:
         return "No run of this build records a corrected value yet.\n"
@@ -74,7 +92,7 @@ def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], pag
         '<tr><th class="model" scope="col">Reproduced</th><th scope="col">Metric</th>'
         '<th scope="col">Erratum</th><th class="num" scope="col">Published</th>'
         '<th class="num" scope="col">Reproduced</th><th class="num corrected" scope="col">'
-        'Corrected</th><th class="num" scope="col">Corrected − reproduced</th></tr>'
+        'Corrected or alternative</th><th class="num" scope="col">Difference</th></tr>'
     )
     body = []
     for row, task, erratum, metric, official, mine, fixed in lines:
@@ -85,10 +103,11 @@ def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], pag
             f'<tr><th class="model" scope="row">{label} <span class="config">'
             f"{html.escape(facts)}</span></th>"
             f"<td>{html.escape(short_name(task))} {html.escape(metric.label)}</td>"
-            f'<td><a href="{where}">{html.escape(erratum.id)}</a></td>'
+            f'<td><a href="{where}">{html.escape(erratum.id)}</a> '
+            f'<span class="config">{html.escape(what_it_gives(erratum))}</span></td>'
             f'<td class="num">{_number(official)}</td><td class="num">{_number(mine)}</td>'
-            f'<td class="num corrected">{_number(fixed)}</td>'
-            f'<td class="num">{fixed - mine:+.2f}</td></tr>'
+            f'<td class="num {"corrected" if erratum.corrects else "alternative"}">'
+            f'{_number(fixed)}</td><td class="num">{fixed - mine:+.2f}</td></tr>'
         )
     return (
         '<div class="klue-table-wrap"><table class="klue-table corrected">'
@@ -102,16 +121,18 @@ def task_errata(task: Task) -> str:
     if not mine:
         return ""
     items = [
-        f"- {{ref}}`{erratum.title} <{anchor(erratum)}>`: moves "
-        f"{', '.join(m.label for m in moved_metrics(task, erratum))} ({erratum.kind}"
-        f"{'' if erratum.applied else '; pending, not applied yet'})"
+        f"- {{ref}}`{erratum.title} <{anchor(erratum)}>`: "
+        f"{'moves' if erratum.corrects else 'an alternative statistic beside'} "
+        f"{', '.join(m.label for m in moved_metrics(task, erratum))} ({erratum.nature}, "
+        f"{erratum.kind}{'' if erratum.applied else '; pending, not applied yet'})"
         for erratum in mine
     ]
     return (
         "## Errata\n\nThe official numbers of this task stay the headline. These known errata "
-        f"move them (manifest {manifest().version}); where one applies, its corrected value "
-        f"stands beside the official one, marked, on the {{doc}}`errata page </{ERRATA_PAGE}>`"
-        " and under the results table:\n\n" + "\n".join(items) + "\n"
+        f"move them or name them better (manifest {manifest().version}); where one applies, its "
+        "corrected value (or, for a naming problem, its alternative statistic) stands beside the "
+        f"official one, marked, on the {{doc}}`errata page </{ERRATA_PAGE}>` and under the "
+        "results table:\n\n" + "\n".join(items) + "\n"
     )
 
 
@@ -142,6 +163,7 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
     """One erratum: why, where it comes from, what it touches and what it does here."""
     facts = [
         ["Task", f"{{ref}}`{task.title} <task-{task.name}>`, {where(erratum)}"],
+        ["Error", NATURES[erratum.nature]],
         ["Kind", KINDS[erratum.kind]],
         ["Moves", ", ".join(m.label for m in moved_metrics(task, erratum))],
         ["Upstream", f"[{erratum.source.label}]({erratum.source.url})"],
@@ -149,7 +171,8 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
     ]
     if erratum.kind == "metric":
         variants = ", ".join(f"`{k}` → `{v}`" for k, v in erratum.variants.items())
-        facts.append(["Corrected value", f"{variants} (computed from every run's predictions)"])
+        name = "Corrected value" if erratum.corrects else "Alternative statistic"
+        facts.append([name, f"{variants} (computed from every run's predictions)"])
     else:
         digest = erratum.file.sha256 or erratum.file.git_blob
         facts.append(["File", f"`{erratum.file.path}` (`{digest[:16]}…`)"])
@@ -175,7 +198,8 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
             "own in the results table, never pooled with runs on the v1.1 items."
         )
     elif effect:
-        measured = "Measured on the runs of this build:\n\n" + "\n".join(effect)
+        beside = "" if erratum.corrects else " (official value → alternative statistic)"
+        measured = f"Measured on the runs of this build{beside}:\n\n" + "\n".join(effect)
     elif erratum.kind == "label":
         measured = (
             "No run of this build is on the file it names: its edits are keyed to the official "
@@ -199,6 +223,7 @@ def render_errata(rows: list[Row], tasks: list[Task]) -> str:
         [
             f"{{ref}}`{e.id} <{anchor(e)}>`",
             short_name(by_name[e.task]),
+            e.nature,
             e.kind,
             f"[{e.source.label}]({e.source.url})",
             e.status,
@@ -206,11 +231,11 @@ def render_errata(rows: list[Row], tasks: list[Task]) -> str:
         ]
         for e in errata
     ]
-    header = ["Erratum", "Task", "Kind", "Upstream", "Upstream status", "Applied"]
+    header = ["Erratum", "Task", "Error", "Kind", "Upstream", "Upstream status", "Applied"]
     return (
         f"Errata manifest version **{manifest().version}**: {len(errata)} errata, "
         f"{sum(e.applied for e in errata)} of them applied.\n\n"
-        + list_table(header, table, [24, 8, 8, 24, 24, 12])
+        + list_table(header, table, [22, 7, 8, 8, 22, 22, 11])
         + "\n"
         + "\n".join(erratum_section(e, by_name[e.task], rows) for e in errata)
     )

@@ -1,5 +1,6 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
-registry's order, in sections of comparable rows, each metric an erratum corrects marked; and
+registry's order, in sections of comparable rows, each metric an erratum corrects marked (c, or a
+for an alternative statistic beside a misleadingly named one); and
 its interactive copy, a block column to filter and columns to sort within the blocks."""
 
 import html
@@ -148,13 +149,18 @@ def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, st
         number = marks.setdefault(key, len(marks) + 1)
         text += f'<sup><a href="#klue-metric-{task.name}-{metric.key}">{number}</a></sup>'
     errata = correcting_errata(task, metric)
-    if errata:
-        where = href(page, RESULTS_PAGE, CORRECTED_ANCHOR)
-        named = html.escape(f"corrected values: {', '.join(e.id for e in errata)}", quote=True)
-        text += (
-            f'<sup class="corrected"><a href="{where}" aria-label="{named}" title="{named}">'
-            "c</a></sup>"
-        )
+    where = href(page, RESULTS_PAGE, CORRECTED_ANCHOR)
+    # A bug's or data error's value is a correction (c); a naming problem's an alternative (a).
+    for mark, what, chosen in (
+        ("c", "corrected values", [e for e in errata if e.corrects]),
+        ("a", "alternative statistics, not corrections", [e for e in errata if not e.corrects]),
+    ):
+        if chosen:
+            named = html.escape(f"{what}: {', '.join(e.id for e in chosen)}", quote=True)
+            text += (
+                f'<sup class="{"corrected" if mark == "c" else "alternative"}"><a href="{where}" '
+                f'aria-label="{named}" title="{named}">{mark}</a></sup>'
+            )
     return f'<th class="metric" scope="col">{text}</th>'
 
 

@@ -59,7 +59,10 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         f"erratum of KLUE's metrics or labels moves one, its corrected value stands here beside "
         "the published and the reproduced one, never in their columns: a metric erratum's "
         "corrected value is computed from the same predictions, a label erratum's from the same "
-        f"predictions against the corrected gold. The {{doc}}`errata page </{ERRATA_PAGE}>` "
+        "predictions against the corrected gold. An official metric that does what its source "
+        "does under a misleading name is no erratum of that kind: the value beside it is an "
+        "alternative statistic, marked a in the table above where a correction is marked c. "
+        f"The {{doc}}`errata page </{ERRATA_PAGE}>` "
         "says what each erratum is, where it was reported and what it does to every run.\n\n"
         + corrected_html(rows, published, tasks, RESULTS_PAGE),
         "## Reproduced minus published\n\n"
