@@ -12,7 +12,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS, GENERATED, RESULTS, ROOT
 from kluebook.recording import code_closure
 from kluebook.recording.code_closure import closure, notebook_imports
-from kluebook.recording.fingerprints import task_imports
+from kluebook.recording.fingerprints import package_data, task_imports
 from kluebook.tasks import all_tasks
 
 # What a book build reads besides the installed package (which holds the configs): the book's
@@ -50,8 +50,10 @@ def _digest_files(digest, files, base: Path) -> None:
 
 
 def _digest_modules(digest, entry: list[str]) -> None:
-    """The names and bytes of the import closure of the modules `entry` names."""
-    for name, path in closure(entry).items():
+    """The names and bytes of the import closure of the modules `entry` names, and of its
+    packages' data files (the errata manifest, which the errata page prints, among them)."""
+    modules = list(closure(entry).items())
+    for name, path in [*modules, *package_data(modules, versioned=frozenset())]:
         digest.update(name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
 
 

@@ -58,13 +58,18 @@ def what_it_gives(erratum: Erratum) -> str:
     return "correction" if erratum.corrects else "alternative statistic, not a correction"
 
 
+def _stale(stale: str) -> str:
+    """A stale mark for a corrected value whose runs' code or errata version changed since."""
+    return f'<span class="stale"> stale: {html.escape(stale)} changed</span>' if stale else ""
+
+
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
 def corrected_lines(rows: list[Row], published: list[Row], tasks: list[Task]) -> list[tuple]:
-    """(row, task, erratum, metric, published, reproduced, corrected) of each reproduced number
-    an erratum moves, in the table's row order."""
+    """(row, task, erratum, metric, published, reproduced, corrected, why the corrected value is
+    stale) of each reproduced number an erratum moves, in the table's row order."""
     by_name = {r.label: r for r in published}
     lines = []
     for row in rows:
@@ -76,7 +81,10 @@ def corrected_lines(rows: list[Row], published: list[Row], tasks: list[Task]) ->
                 continue
             official = theirs.cells.get((task.name, metric.key)) if theirs else None
             lines.append(
-                (row, task, erratum, metric, official and official.mean, mine.mean, fixed.mean)
+                (
+                    *(row, task, erratum, metric),
+                    *(official and official.mean, mine.mean, fixed.mean, fixed.stale),
+                )
             )
     return lines
 
@@ -95,7 +103,7 @@ def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], pag
         'Corrected or alternative</th><th class="num" scope="col">Difference</th></tr>'
     )
     body = []
-    for row, task, erratum, metric, official, mine, fixed in lines:
+    for row, task, erratum, metric, official, mine, fixed, stale in lines:
         where = href(page, ERRATA_PAGE, anchor(erratum))
         label = f"<code>{html.escape(row.label)}</code>"
         facts = " · ".join(f for f in (row.profile, row.split, row.configuration) if f)
@@ -107,7 +115,8 @@ def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], pag
             f'<span class="config">{html.escape(what_it_gives(erratum))}</span></td>'
             f'<td class="num">{_number(official)}</td><td class="num">{_number(mine)}</td>'
             f'<td class="num {"corrected" if erratum.corrects else "alternative"}">'
-            f'{_number(fixed)}</td><td class="num">{fixed - mine:+.2f}</td></tr>'
+            f"{_number(fixed)}{_stale(stale)}</td>"
+            f'<td class="num">{fixed - mine:+.2f}</td></tr>'
         )
     return (
         '<div class="klue-table-wrap"><table class="klue-table corrected">'
@@ -150,6 +159,7 @@ def effect_lines(erratum: Erratum, task: Task, rows: list[Row]) -> list[str]:
             lines.append(
                 f"- `{row.label}` ({facts}): {metric.label} {mine.mean:.2f} → {fixed.mean:.2f} "
                 f"({fixed.mean - mine.mean:+.2f}, n={len(fixed.values)})"
+                + (f", stale: {fixed.stale} changed" if fixed.stale else "")
             )
     return lines
 

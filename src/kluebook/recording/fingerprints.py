@@ -115,16 +115,24 @@ def run_modules(task, method: str = FINE_TUNED) -> list[tuple[str, Path]]:
     return [*modules, *package_data(modules)]
 
 
-# What a package's data files are (beside its modules, read by them): the errata manifest, say.
+# What a package's data files are (beside its modules, read by them).
 DATA_SUFFIXES = frozenset((".yaml", ".yml", ".json", ".jsonl", ".csv"))
+# Packages whose data files carry a version of their own that every record holds: the errata
+# manifest and its edits, under the manifest's version (`Errata.version`). A record made under
+# another version is stale for its corrected values only (`kluebook.results.pooling`), and its
+# official numbers stay current.
+VERSIONED_DATA = frozenset(("kluebook.errata",))
 
 
-def package_data(modules: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
-    """The data files in the folder of each package among `modules`: part of its code."""
+def package_data(
+    modules: list[tuple[str, Path]], versioned: frozenset[str] = VERSIONED_DATA
+) -> list[tuple[str, Path]]:
+    """The data files in the folder of each package among `modules`: part of its code, unless
+    the package versions them itself (`versioned`; the pages, which print them, pass none)."""
     return [
         (f"{name}/{file.name}", file)
         for name, path in modules
-        if path.name == "__init__.py"
+        if path.name == "__init__.py" and name not in versioned
         for file in sorted(path.parent.iterdir())
         if file.is_file() and file.suffix in DATA_SUFFIXES
     ]

@@ -21,7 +21,7 @@ from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
 from kluebook.recording.records import DEFAULT_CONFIG, Interval, RunRecord
 from kluebook.results.degenerate import degenerate_reasons, same_answers
 from kluebook.results.links import run_page
-from kluebook.results.pooling import code_today, pooled
+from kluebook.results.pooling import code_today, errata_stale, pooled
 from kluebook.results.uncertainty import attach_intervals
 from kluebook.tasks import all_tasks
 from kluebook.training.checkpoints import model_entry, registered_models
@@ -206,12 +206,21 @@ def reproduced_rows(records: list[RunRecord], root: Path = ROOT) -> list[Row]:
         cells: dict[tuple[str, str], Cell] = {}
         for task, mine in tasks.items():
             chosen, stale = pooled(mine, today)
+            # Corrected values made under another errata version are stale, the official not.
+            errata = next(filter(None, map(errata_stale, chosen)), "")
+            corrected_stale = ", ".join(dict.fromkeys(filter(None, [*stale.split(", "), errata])))
             for record in chosen:
                 for metric, value in record_values(record):
                     if value is None or (isinstance(value, float) and math.isnan(value)):
                         continue
+                    official = metric in record.outcome.metrics
                     cell = cells.setdefault(
-                        (task, metric), Cell([], stale=stale, not_pooled=len(mine) - len(chosen))
+                        (task, metric),
+                        Cell(
+                            [],
+                            stale=stale if official else corrected_stale,
+                            not_pooled=len(mine) - len(chosen),
+                        ),
                     )
                     cell.values.append(float(value))
                     cell.runs.append((record.seed, run_page(record, root)))

@@ -1,9 +1,14 @@
 """Which runs a table cell pools: those of one configuration made from one set of inputs, the
-current code and notebook of their task where there are such runs, else the newest (stale)."""
+current code and notebook of their task where there are such runs, else the newest (stale).
+
+The errata are versioned apart from the code (`fingerprints.VERSIONED_DATA`): a record made
+under another errata version than today's is stale for its corrected values only
+(`errata_stale`), unless its items were corrected by that version, which makes it all stale."""
 
 import json
 from collections import defaultdict
 
+from kluebook.errata.manifest import manifest
 from kluebook.recording.fingerprints import PROMPTED, current_code, stale_inputs, template_of
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import all_tasks
@@ -45,9 +50,24 @@ def code_today(records: list[RunRecord]) -> Today:
     }
 
 
+# The input named when the errata manifest's version changed since a record was made.
+ERRATA_VERSION = "errata version"
+
+
+def errata_stale(record: RunRecord) -> str:
+    """ERRATA_VERSION when the record's errata (its corrected values, and any data errata its
+    items carry) are of another manifest version than today's; "" otherwise."""
+    errata = record.outcome.errata if record.outcome else None
+    return ERRATA_VERSION if errata and errata.version != manifest().version else ""
+
+
 def stale_reason(record: RunRecord, today: Today) -> str:
-    """What changed since a record was made ("" for a current one), e.g. "task code"."""
-    return ", ".join(stale_inputs(record.inputs, today.get(made_with(record))))
+    """What changed since a record was made ("" for a current one), e.g. "task code"; for a run
+    on items corrected by an errata version that is not today's, the errata version too."""
+    changed = stale_inputs(record.inputs, today.get(made_with(record)))
+    if record.outcome and record.outcome.errata and record.outcome.errata.applied:
+        changed += filter(None, [errata_stale(record)])
+    return ", ".join(changed)
 
 
 def _made_from(record: RunRecord) -> str:
