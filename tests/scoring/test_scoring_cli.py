@@ -175,6 +175,7 @@ def test_corrected_prints_each_errata_value_beside_the_official_ones(
     printed = json.loads(result.stdout)
     official, corrected = printed["official"], printed["corrected"]
     assert set(corrected) == {"dp-las-pad"}  # generated data: no data erratum applies
+    assert printed["alternative"] == {}  # DP has no misleadingly named metric
     assert corrected["dp-las-pad"] == {"las": official["las_wrong_heads_as_errors"]}
     # Labels all right: each class's F1 is 2r / (2r + 2w), the accuracy of its heads.
     hits = defaultdict(list)
@@ -185,3 +186,28 @@ def test_corrected_prints_each_errata_value_beside_the_official_ones(
     accuracies = [100 * sum(h) / len(h) for h in hits.values()]
     assert official["las_wrong_heads_as_errors"] == pytest.approx(sum(accuracies) / len(accuracies))
     assert official["las_wrong_heads_as_errors"] < 100.0
+
+
+def test_corrected_prints_a_naming_problem_s_value_as_an_alternative_not_a_correction(
+    kluebook, book_sources, tmp_path
+):
+    task = get_task("wos")
+    records = task.module.generate(seed=2, train_dialogues=1, dev_dialogues=4)["dev"]
+    gold = tmp_path / "wos-v1.1_dev.json"
+    gold.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    rows = task.module.gold_predictions(records)
+    for row in rows[::2]:
+        row["state"] = row["state"][:1]  # every other turn keeps one slot of its state
+    pred = tmp_path / "pred.jsonl"
+    write_jsonl(pred, rows)
+    result = kluebook(
+        book_sources, "score", "wos", "--gold", str(gold), "--pred", str(pred), "--corrected"
+    )
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    official = printed["official"]
+    assert printed["alternative"] == {
+        "wos-slot-f1-turn-mean": {"slot_f1": official["slot_f1_pooled"]}
+    }
+    assert "wos-slot-f1-turn-mean" not in printed["corrected"]
+    assert official["slot_f1_pooled"] != official["slot_f1"]

@@ -44,7 +44,8 @@ def score(
         typer.Option(
             help="Print the official metrics and, beside them, each erratum's corrected values: "
             "the metric errata's variants, and the label errata's rescoring against the "
-            "corrected gold where --gold is the official v1.1 file they name."
+            "corrected gold where --gold is the official v1.1 file they name; a misleadingly "
+            "named metric's alternative statistic is printed apart, under 'alternative'."
         ),
     ] = False,
 ) -> None:
@@ -70,10 +71,14 @@ def score(
         typer.echo(json.dumps(metrics, ensure_ascii=False))
         return
     sha = file_sha256(gold) if gold else None
+    values = corrected_values(chosen, records, rows, metrics, sha, switches=switches)
+    corrects = {e.id: e.corrects for e in manifest().errata}
     both = {
         "official": metrics,
         "errata": manifest().version,
-        "corrected": corrected_values(chosen, records, rows, metrics, sha, switches=switches),
+        # Bugs and data errors correct the official value; a naming problem's is an alternative.
+        "corrected": {k: v for k, v in values.items() if corrects[k]},
+        "alternative": {k: v for k, v in values.items() if not corrects[k]},
     }
     typer.echo(json.dumps(both, ensure_ascii=False))
 
