@@ -1,6 +1,8 @@
 """The errata manifest: its schema refuses what it does not know, each metric erratum's variant
 is a value its task's scorer gives, and each data erratum names an upstream source and a file."""
 
+import hashlib
+import json
 import re
 import shutil
 
@@ -100,3 +102,27 @@ def test_the_readme_names_the_shipped_errata_version():
 
     named = set(re.findall(r"errata=(\d{4}-\d{2}(?:\.\d+)?)", (ROOT / "README.md").read_text()))
     assert named == {errata.manifest().version}
+
+
+# What of the manifest moves a record's values (its corrected values, or a corrected run's
+# items), by version. Records are judged stale for their corrected values by the version alone,
+# so a change of these facts needs a new version: add it here with the digest this test prints.
+VALUE_DIGESTS = {"2026-12.2": "e8efe6bf2b1020ff1da6105deeefba342166601e845b32e823705cea8edaca6c"}
+VALUE_FIELDS = ("id", "task", "split", "kind", "variants", "file", "patch")
+
+
+def test_what_moves_the_values_changes_only_with_the_version():
+    shipped = errata.manifest()
+    facts = [
+        {
+            **{k: v for k, v in e.model_dump(mode="json").items() if k in VALUE_FIELDS},
+            "applied": e.applied,
+            "edits": [edit.model_dump() for edit in e.edits],
+        }
+        for e in shipped.errata
+    ]
+    digest = hashlib.sha256(json.dumps(facts, sort_keys=True, ensure_ascii=False).encode())
+    assert VALUE_DIGESTS.get(shipped.version) == digest.hexdigest(), (
+        f"the errata's values changed under version {shipped.version}: raise the version "
+        f"(digest {digest.hexdigest()})"
+    )
