@@ -92,6 +92,7 @@ def test_a_naming_problem_is_shown_as_an_alternative_statistic_not_a_correction(
     section = page.split(f"(erratum-{WOS_NAMING})=")[1].split("(erratum-")[0]
     assert "naming: the code does what its source does" in section
     assert "Alternative statistic" in section and "Corrected value" not in section
+    assert "* - Beside\n  - Slot F1" in section
     assert "(official value → alternative statistic)" in section
     assert "Slot F1 80.00 → 78.50" in section
     landing = pages.landing_page(wos, [], [], published_rows(published_scores()))

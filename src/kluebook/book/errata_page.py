@@ -175,7 +175,10 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
         ["Task", f"{{ref}}`{task.title} <task-{task.name}>`, {where(erratum)}"],
         ["Error", NATURES[erratum.nature]],
         ["Kind", KINDS[erratum.kind]],
-        ["Moves", ", ".join(m.label for m in moved_metrics(task, erratum))],
+        [
+            "Moves" if erratum.corrects else "Beside",
+            ", ".join(m.label for m in moved_metrics(task, erratum)),
+        ],
         ["Upstream", f"[{erratum.source.label}]({erratum.source.url})"],
         ["Upstream status", erratum.status],
     ]
@@ -217,7 +220,8 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
             "show no effect."
         )
     else:
-        measured = "No run of this build of this task records its corrected value yet."
+        value = "corrected value" if erratum.corrects else "alternative statistic"
+        measured = f"No run of this build of this task records its {value} yet."
     return (
         f"({anchor(erratum)})=\n## {erratum.title}\n\n{erratum.why}\n\n"
         + list_table([], facts, [25, 75])
