@@ -1,6 +1,7 @@
 """WoS dialogue state tracking: joint goal accuracy and turn-averaged slot F1 (see README.md here),
-and the slot F1 pooled over turns that its name, "slot micro F1", promises (erratum
-`wos-slot-f1-turn-mean`).
+and the slot F1 pooled over turns that its name, "slot micro F1", promises: an alternative
+statistic beside the official one, not a correction, since the official code does what the
+trade-dst code it follows does (the naming erratum `wos-slot-f1-turn-mean`).
 
 A state is a list of `domain-slot-value` strings compared by exact string match; the official code
 works on the lists as given, so a duplicated string counts once per occurrence in slot F1.
