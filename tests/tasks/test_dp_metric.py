@@ -88,8 +88,10 @@ def test_corrected_las_one_wrong_head_with_the_right_label():
     # Official: word 1 predicted PAD. NP TP 1, FN 1, FP 0 -> P 1, R 1/2, F 2/3; VP 1; PAD 0:
     # (2/3 + 1 + 0) / 3 = 5/9, which is (2/3 + 1) / 2 x 2/3: the zero class rescales by k/(k+1).
     assert las_macro_f1(gold_heads, pred_heads, labels, labels) == pytest.approx(500 / 9)
-    # Labels alone are all right: 100, above the corrected value.
-    assert f1_score(labels, labels, average="macro") == 1.0
+    # Per class (NP, VP): 1/2 and 1, where the labels alone score 1 and 1.
+    gold, pred, classes = attachment_pairs(gold_heads, pred_heads, labels, labels)
+    assert classes == ["NP", "VP"]
+    assert list(f1_score(gold, pred, labels=classes, average=None)) == [0.5, 1.0]
 
 
 def test_corrected_las_one_wrong_head_with_a_wrong_label():
