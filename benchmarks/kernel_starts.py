@@ -6,14 +6,17 @@ It starts `--kernels` kernels, `--at-once` at a time (each from a thread of its 
 sweep's `--jobs` starts them), the way a run starts its kernel (`kluebook.running.kernels`, one
 CPU thread, forked by the warm-kernel server); each must answer `kernel_info` and compute
 `6 * 7`, and is then shut down. It prints how many were forked by the server, how many failed and
-why (each distinct reason with its count), and the seconds from asking for a kernel to its
-answer. `--tcp` gives the kernels TCP ports on localhost as jupyter_client picks them (free
-ones, freed again before the kernel binds them) instead of kluebook's sockets without ports,
-for a comparison in the same sitting; run two such processes at once to see ports raced for.
+why (each distinct reason with its count), how many sockets of the kernels found their address
+taken (counted in the kernels' error output, which it holds back: a kernel can lose only its
+heartbeat's port and still answer), and the seconds from asking for a kernel to its answer.
+`--tcp` gives the kernels TCP ports on localhost as jupyter_client picks them (free ones, freed
+again before the kernel binds them) instead of kluebook's sockets without ports, for a
+comparison in the same sitting; run two such processes at once to see ports raced for.
 """
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -79,11 +82,23 @@ def main() -> int:
     began = time.perf_counter()
     with (
         tempfile.TemporaryDirectory(prefix="kluebook-kernel-starts-") as folder,
-        ThreadPoolExecutor(options.at_once) as pool,
+        tempfile.TemporaryFile() as errors,
     ):
-        outcomes = list(pool.map(one_kernel, [folder] * options.kernels))
-    wall = time.perf_counter() - began
-    warm_kernels.stop_servers()
+        # The kernels (and the server that forks them) write their errors where this process
+        # does: into `errors`, while they run.
+        sys.stderr.flush()
+        stderr = os.dup(2)
+        os.dup2(errors.fileno(), 2)
+        try:
+            with ThreadPoolExecutor(options.at_once) as pool:
+                outcomes = list(pool.map(one_kernel, [folder] * options.kernels))
+            wall = time.perf_counter() - began
+            warm_kernels.stop_servers()
+        finally:
+            os.dup2(stderr, 2)
+            os.close(stderr)
+        errors.seek(0)
+        taken = errors.read().decode(errors="replace").count("Address already in use")
     answered = [outcome for outcome in outcomes if not isinstance(outcome, str)]
     failures = Counter(outcome for outcome in outcomes if isinstance(outcome, str))
     seconds = sorted(taken for _, taken in answered)
@@ -91,6 +106,7 @@ def main() -> int:
     print(f"failed: {sum(failures.values())}")
     for reason, count in failures.most_common():
         print(f"  {count} x {reason}")
+    print(f"kernel sockets that found their address taken: {taken}")
     if seconds:
         print(
             f"seconds from asking to the answer: median {statistics.median(seconds):.2f}, "
