@@ -2,7 +2,7 @@
 
 How a kernel and the process that runs it talk (`connection_settings`): on Linux over ZeroMQ's
 IPC transport, on Unix sockets in the abstract namespace named after a random identifier drawn
-for each kernel manager, so no two kernels, and no other program, can ever want the same
+for each kernel manager, so that no two kernels, nor any other program by chance, want the same
 address. Over TCP, jupyter_client picks five free ports, frees them, and the kernel binds them
 later; another kernel or program can take one in between and the kernel dies on "Address
 already in use", at random under `--jobs 4`. The abstract namespace has no files to clean up and
