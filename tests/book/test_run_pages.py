@@ -3,9 +3,11 @@ ends with its run card, and a landing page per task with its runs under it in th
 
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
+import pytest
 import yaml
 from conftest import valid_record
 
@@ -170,13 +172,37 @@ def test_the_parameters_table_shows_every_value_the_run_used_at_full_precision()
     assert rows["`train_limit`"] == "**`300`** (set with `--set`)"
 
 
-def test_display_paths_are_relative_or_without_the_machines_folders():
-    assert kept_notebook.display_path(str(ROOT / "data" / "klue")) == "data/klue"
-    assert kept_notebook.display_path(str(Path.home() / "klue")) == "~/klue"
-    assert kept_notebook.display_path("/somewhere/else/klue") == "…/klue"
-    assert kept_notebook.display_path("relative/path") == "relative/path"
-    home = str(Path.home())
-    assert scrub(f"{home}/a {home}fs {home}") == f"~/a {home}fs ~"
+# Where a machine may have its home folder, the temporary folder being TEMPORARY (its usual
+# name, which a home folder may hold too, as ~/tmp): inside the temporary folder (a CI
+# container's fresh HOME), inside the checkout, around the checkout (the usual clone under ~),
+# or elsewhere; and what the text `<home>fs`, a folder beside the home folder, is then: a path
+# of the temporary folder, of the book root, or of neither.
+TEMPORARY = "/tmp"
+HOMES = {
+    "in the temporary folder": (f"{TEMPORARY}/tmp.X/home", "<tmp>/tmp.X/homefs"),
+    "in the checkout": (f"{ROOT}/home", "homefs"),
+    "around the checkout": (str(ROOT.parent), f"{ROOT.parent}fs"),
+    "elsewhere": ("/kluebook-test-homes/someone", "/kluebook-test-homes/someonefs"),
+}
+
+
+@pytest.mark.parametrize("placement", HOMES)
+def test_display_paths_are_relative_or_without_the_machines_folders(monkeypatch, placement):
+    home, beside_home = HOMES[placement]
+    if home in ("/", TEMPORARY):
+        pytest.skip(f"the checkout is a folder of {home}: no home folder around it")
+    monkeypatch.setenv("HOME", home)
+    monkeypatch.setattr(tempfile, "tempdir", TEMPORARY)
+    assert str(Path.home()) == home and tempfile.gettempdir() == TEMPORARY
+    shown = kept_notebook.display_path
+    assert shown(str(ROOT / "data" / "klue")) == "data/klue"
+    assert shown(f"{home}/klue") == "~/klue"
+    assert shown(f"{home}/tmp/klue") == "~/tmp/klue"  # never read again once ~ stands there
+    assert shown(f"{TEMPORARY}/kluebook-run-1/klue") == "<tmp>/kluebook-run-1/klue"
+    assert shown("/somewhere/else/klue") == "…/klue"
+    assert shown("relative/path") == "relative/path"
+    text = f"{home}/a {home}fs {home} {home}/tmp/b {TEMPORARY}/c {ROOT}/d:{ROOT}"
+    assert scrub(text) == f"~/a {beside_home} ~ ~/tmp/b <tmp>/c d:."
 
 
 def test_each_task_has_a_landing_page_and_its_runs_sit_under_it_in_the_contents(tmp_path):

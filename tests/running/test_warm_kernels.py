@@ -1,12 +1,14 @@
 """Kernels forked from a server that has imported the libraries already: they are forked, they
-see what a fresh kernel sees, they stop and die like one, and a run on them makes the record
-and the page a fresh kernel makes."""
+see what a fresh kernel sees, they stop and die like one, they start, as fresh ones do, when the
+ports they would have been given are taken, and a run on them makes the record and the page a
+fresh kernel makes."""
 
 import asyncio
 import json
 import os
 import re
 import signal
+import socket
 import sys
 
 import pytest
@@ -79,6 +81,38 @@ def test_a_forked_kernel_sees_what_a_fresh_one_sees(tmp_path, monkeypatch, serve
     assert warm == fresh
     assert warm["max_columns"] == 20  # pandas' choice inside a kernel (0 in a terminal)
     assert warm["threads"] == 1 and warm["parent_watched"]
+
+
+@pytest.fixture
+def ports_taken(monkeypatch):
+    """Each TCP port jupyter_client gives a kernel is taken before the kernel binds it, as
+    another kernel or program starting in between may take it: the picked port is listened on
+    here first."""
+    from jupyter_client.provisioning.local_provisioner import LocalPortCache
+
+    held = []
+
+    def taken_port(cache, ip: str) -> int:
+        sock = socket.socket()
+        sock.bind((ip, 0))
+        sock.listen()
+        held.append(sock)
+        return sock.getsockname()[1]
+
+    monkeypatch.setattr(LocalPortCache, "find_available_port", taken_port)
+    yield
+    for sock in held:
+        sock.close()
+
+
+@pytest.mark.parametrize("switch", ["1", "0"], ids=["forked", "fresh"])
+def test_a_kernel_starts_though_the_ports_it_would_be_given_are_taken(
+    tmp_path, monkeypatch, servers, ports_taken, switch
+):
+    monkeypatch.setenv(warm_kernels.SWITCH, switch)
+    answer, process = asyncio.run(_probe(tmp_path, {}, "print(6 * 7)"))
+    assert answer == 42
+    assert isinstance(process, warm_kernels.ForkedKernel) == (switch == "1")
 
 
 def test_the_server_has_imported_the_libraries_before_the_kernel_starts(tmp_path, servers):

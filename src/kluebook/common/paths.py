@@ -16,6 +16,7 @@ The package works from a checkout of the repository and when installed from a wh
 `kluebook data fetch` fills.
 """
 
+import functools
 import os
 import re
 import sys
@@ -47,18 +48,22 @@ CACHE = Path(os.environ.get("KLUEBOOK_CACHE", ROOT / ".cache"))
 KLUE_DATA = Path(os.environ.get("KLUEBOOK_DATA_DIR", ROOT / "data" / "klue_benchmark"))
 
 
+def personal_folders() -> dict[str, str]:
+    """This machine's home and temporary folders (where runs have their scratch folders), and
+    what to show instead; read when asked, as HOME and TMPDIR say then."""
+    return {str(Path.home()): "~", tempfile.gettempdir(): "<tmp>"}
+
+
 def machine_paths() -> list[tuple[str, str]]:
     """(path, what to show instead), longest first: the interpreter's prefixes, the package's
-    own folder, the book root, the KLUE data folder, the home folder and the temporary folder
-    (where runs have their scratch folders)."""
-    pairs = {
+    own folder, the book root, the KLUE data folder, and the home and temporary folders."""
+    pairs = {  # the book's own folders win where one of them is the home or temporary folder
+        **personal_folders(),
         sys.prefix: "<python>",
         sys.base_prefix: "<python>",
         str(PACKAGE): "<kluebook>",
         str(KLUE_DATA): "$KLUEBOOK_DATA_DIR",
         str(ROOT): ".",
-        str(Path.home()): "~",
-        tempfile.gettempdir(): "<tmp>",
     }
     return sorted(((p, s) for p, s in pairs.items() if len(p) > 1), key=lambda x: -len(x[0]))
 
@@ -70,12 +75,25 @@ PATH_START = r"(\A|[^\w.-]|(?:\x1b|\\u001b)\[[0-9;]*m)"
 
 def scrub(text: str) -> str:
     """`text` without the paths of this machine (the book root becomes relative). A path is
-    replaced where it is whole: not /rootfs for /root, nor /var/tmp for /tmp."""
-    for path, instead in machine_paths():
-        inside = "" if instead == "." else instead + "/"
-        start = PATH_START + re.escape(path)
-        text = re.sub(start + "/", lambda found, shown=inside: found.group(1) + shown, text)
-        text = re.sub(
-            start + r"(?![\w.-])", lambda found, shown=instead: found.group(1) + shown, text
-        )
-    return text
+    replaced where it is whole: not /rootfs for /root, nor /var/tmp for /tmp. Where several
+    folders hold a path, the most specific one names it (the longest, matched on the text as
+    given): a path under a home folder inside the temporary folder is ~/..., and what one
+    folder's name became is never read again (~/tmp/x stays so)."""
+    return _scrubber(tuple(machine_paths()))(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _scrubber(paths: tuple[tuple[str, str], ...]):
+    shown = dict(paths)
+    # One pass over the text, the alternatives longest first: the first that matches is the
+    # longest folder there.
+    alternatives = "|".join(re.escape(path) for path, _ in paths)
+    pattern = re.compile(PATH_START + f"({alternatives})(/|(?![\\w.-]))")
+
+    def replace(found: re.Match) -> str:
+        instead = shown[found.group(2)]
+        if found.group(3):  # the path goes on: what it holds, relative to the book root
+            instead = "" if instead == "." else instead + "/"
+        return found.group(1) + instead
+
+    return lambda text: pattern.sub(replace, text)

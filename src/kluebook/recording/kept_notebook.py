@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from kluebook.common.paths import ROOT, scrub
+from kluebook.common.paths import ROOT, personal_folders, scrub
 from kluebook.training import checkpoints
 
 # Outputs that are progress or widget state, not results.
@@ -22,13 +22,19 @@ TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex")
 
 
 def display_path(value: str) -> str:
-    """A path as a reader may see it: relative inside the book root, else without its folders."""
+    """A path as a reader may see it: relative inside the book root, else without its folders.
+    A home or temporary folder inside the book root is this machine's, not the book's: a path
+    in it is ~/... or <tmp>/..., as `scrub` shows it."""
     if not value:
         return value
     path = Path(value)
     if not path.is_absolute():
         return value
-    if path.is_relative_to(ROOT):
+    personal = [Path(folder) for folder in personal_folders()]
+    if path.is_relative_to(ROOT) and not any(
+        path.is_relative_to(folder) and folder.is_relative_to(ROOT) and folder != ROOT
+        for folder in personal
+    ):
         return str(path.relative_to(ROOT))
     shown = scrub(value)
     return f"…/{path.name}" if Path(shown).is_absolute() else shown

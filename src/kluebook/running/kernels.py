@@ -1,4 +1,17 @@
-"""A run's kernel: the environment it runs with, its kernel spec, and starting and stopping it."""
+"""A run's kernel: the environment it runs with, its kernel spec, and starting and stopping it.
+
+How a kernel and the process that runs it talk (`connection_settings`): on Linux over ZeroMQ's
+IPC transport, on Unix sockets in the abstract namespace named after a random identifier drawn
+for each kernel manager, so that no two kernels, nor any other program by chance, want the same
+address. Over TCP, jupyter_client picks five free ports, frees them, and the kernel binds them
+later; another kernel or program can take one in between and the kernel dies on "Address
+already in use", at random under `--jobs 4`. The abstract namespace has no files to clean up and
+no path length to exceed (a socket file under a deep runtime folder could). Forked kernels
+(`warm_kernels`) and fresh ones alike get their addresses this way: the kernel manager writes
+them into the connection file both read. Elsewhere than on Linux kernels talk over TCP on
+localhost, and a run starts its kernel again when it dies before its first reply
+(`worker.KERNEL_STARTS`).
+"""
 
 import asyncio
 import hashlib
@@ -9,6 +22,7 @@ import signal
 import sys
 import tempfile
 import threading
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -190,4 +204,13 @@ def kernel_manager(env: dict):
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         write_text_atomic(path, text)
     specs = KernelSpecManager(kernel_dirs=[str(kernel_folder())])
-    return AsyncKernelManager(kernel_name=name, kernel_spec_manager=specs)
+    return AsyncKernelManager(kernel_name=name, kernel_spec_manager=specs, **connection_settings())
+
+
+def connection_settings() -> dict:
+    """The transport and address of a new kernel manager's kernel: on Linux, IPC sockets in the
+    abstract namespace (the leading "@") under a name of its own; elsewhere TCP on localhost
+    (jupyter_client's default)."""
+    if sys.platform != "linux":
+        return {}
+    return {"transport": "ipc", "ip": f"@kluebook-kernel-{uuid.uuid4().hex}"}

@@ -5,7 +5,10 @@ exactly that environment, as `python -m kluebook.running.warm_kernels`: run as t
 has imported jupyter_client, which every kernel imports, before it forks. `WarmProvisioner` is
 the jupyter_client kernel provisioner that asks the server (registered as the `kluebook-warm`
 entry point). A kernel whose command or environment no server was started for, or any kernel
-where KLUEBOOK_WARM_KERNELS=0 or where processes cannot fork, is launched the usual way.
+where KLUEBOOK_WARM_KERNELS=0 or where processes cannot fork, is launched the usual way. A
+forked kernel binds the addresses its connection file names, as a fresh one does: sockets of
+its own in the abstract namespace, never ports another process may have taken since they were
+picked (`kernels.connection_settings`).
 """
 
 import atexit

@@ -208,9 +208,10 @@ def _execute_notebook(
 ) -> None:
     """papermill on a kernel of our own (`started`, a manager whose kernel has been started
     ahead, or one papermill starts), started again (up to KERNEL_STARTS times) when it dies
-    before its first reply: no cell has run then. Two kernels started at once can pick the same
-    free port (jupyter_client finds a port, frees it, and the kernel binds it later), and the
-    loser dies on "Address already in use"."""
+    before its first reply: no cell has run then. Outside Linux kernels talk over TCP, where two
+    kernels started at once can pick the same free port (jupyter_client finds a port, frees it,
+    and the kernel binds it later) and the loser dies on "Address already in use"; on Linux they
+    have no ports (`kernels.connection_settings`)."""
     import papermill  # lazy: nbclient and jupyter load only where a run executes
 
     from kluebook.running import papermill_engine
