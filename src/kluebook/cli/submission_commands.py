@@ -1,0 +1,65 @@
+"""`kluebook submissions`: check a submission (a model's dev predictions with its metadata)
+before it is published."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+submissions_app = typer.Typer(
+    help="Submissions: any model's KLUE dev predictions, checked and rescored by the official "
+    "code. A submission is a folder submissions/<slug>/ with submission.yaml and one "
+    "predictions file per task, <task>.jsonl or <task>.jsonl.gz, in the formats of "
+    "`kluebook score --help`.",
+    no_args_is_help=True,
+)
+
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Folder of the official KLUE v1.1 files (the layout `kluebook data fetch` writes); "
+        "default: KLUEBOOK_DATA_DIR, else data/klue_benchmark."
+    ),
+]
+
+
+@submissions_app.command("check")
+def check(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Submission folders (submissions/<slug>), one or more.")
+    ],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Check submissions before they are published; nothing is written.
+
+    Checks submission.yaml against the schema (model, link, parameters, method, training_data,
+    dev_data_used, tool, tool_version, predictions_license, date; contact optional), then each
+    predictions file against the official v1.1 dev file of its task, identified by its SHA-256:
+    every dev guid exactly once (missing, duplicate and unknown guids are listed, five of
+    each), values of the right type and range (labels in the label set, STS scores 0-5, DP heads
+    within the sentence, no NaN or infinity). Predictions made for the Hugging Face klue/klue
+    copy (class ids in its label order, guids from positions) are named as such. Files are
+    size-limited and streamed; links, sub-folders and paths outside the folder are refused.
+
+    Prints one line per problem on stderr and exits with status 1 if there is any; else one
+    line per predictions file checked.
+    """
+    from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
+    from kluebook.submissions.check import check_submission  # lazy: CLI start-up
+
+    failed = False
+    for path in paths:
+        report = check_submission(path, data_dir or KLUE_DATA)
+        for line in report.all_problems:
+            typer.echo(f"{report.slug}: {line}", err=True)
+            failed = True
+        if report.all_problems:
+            continue
+        for task in report.tasks:
+            kind = "official" if task.gold.official else "reduced copy of the official"
+            typer.echo(
+                f"{report.slug}: ok {task.file}: {task.lines} predictions, each dev guid once, "
+                f"against {task.gold.relative} ({kind} file, SHA-256 {task.gold.sha256[:16]}…)"
+            )
+    if failed:
+        raise typer.Exit(1)
