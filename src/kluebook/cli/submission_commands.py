@@ -63,3 +63,63 @@ def check(
             )
     if failed:
         raise typer.Exit(1)
+
+
+@submissions_app.command("score")
+def score(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Submission folders (submissions/<slug>), one or more.")
+    ],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Rescore submissions by the official metric code into their derived records.
+
+    Each submission must pass `kluebook submissions check`. Its record,
+    `_derived/<slug>.json` beside the submission folders, holds per task the official metrics,
+    their 95% bootstrap intervals and the errata's corrected values, with the SHA-256 of the
+    predictions and gold files and the kluebook and errata versions they came from. A task
+    whose inputs have not changed since the record was written is not rescored.
+    """
+    from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
+    from kluebook.submissions.derived import derive, read_record, record_path, write_record
+
+    for path in paths:
+        target = record_path(path)
+        previous = read_record(target) if target.is_file() else None
+        record, rescored = derive(path, data_dir or KLUE_DATA, previous)
+        if record != previous:
+            write_record(target, record)
+        for task, scores in record.tasks.items():
+            numbers = ", ".join(
+                f"{key} {value:.2f}" if value is not None else f"{key} undefined"
+                for key, value in scores.official.items()
+            )
+            state = "rescored" if task in rescored else "unchanged"
+            typer.echo(f"{record.slug}: {task} {numbers} ({state})")
+
+
+@submissions_app.command("verify")
+def verify(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Submission folders (submissions/<slug>), one or more.")
+    ],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Re-derive every number of each submission's record from its predictions and the official
+    dev files, and fail naming each cell that differs (a number, a checksum, a version).
+
+    Exits with status 1, one line per differing cell on stderr, if any differs.
+    """
+    from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
+    from kluebook.submissions.derived import verify as verify_record
+
+    failed = False
+    for path in paths:
+        lines = verify_record(path, data_dir or KLUE_DATA)
+        for line in lines:
+            typer.echo(f"differs: {line}", err=True)
+        failed = failed or bool(lines)
+        if not lines:
+            typer.echo(f"{path.name}: every number of its record derived anew and equal")
+    if failed:
+        raise typer.Exit(1)

@@ -78,10 +78,11 @@ class CheckReport:
         return self.problems + [line for task in self.tasks for line in task.problems]
 
 
-def gold_file(task: Task, data_dir: Path) -> GoldFile:
-    """The task's official v1.1 dev file in `data_dir`, checked against its pins; where only a
-    reduced copy (`*_dev.partial.json`, fewer fields, same items) is there, that copy, marked."""
-    relative = task.files["dev"]
+def gold_file(task: Task, data_dir: Path, split: str = "dev") -> GoldFile:
+    """The task's official v1.1 file of `split` in `data_dir`, checked against its pins; where
+    only a reduced copy (`*.partial.json`, fewer fields, same items) is there, that copy,
+    marked as such."""
+    relative = task.files[split]
     path = data_dir / relative
     if path.is_file():
         pins = manifest()["files"].get(relative) or {}
@@ -89,11 +90,11 @@ def gold_file(task: Task, data_dir: Path) -> GoldFile:
         if wrong:
             raise KluebookError(f"{relative} in the data folder is not the official file: {wrong}")
         return GoldFile(path, relative, file_sha256(path), official=True)
-    reduced = relative.replace("_dev.json", "_dev.partial.json")
+    reduced = relative.replace(".json", ".partial.json")
     if reduced != relative and (data_dir / reduced).is_file():
         return GoldFile(data_dir / reduced, reduced, file_sha256(data_dir / reduced), False)
     raise KluebookError(
-        f"no {task.name} dev file ({relative}) in the data folder: run `kluebook data fetch` "
+        f"no {task.name} {split} file ({relative}) in the data folder: run `kluebook data fetch` "
         "or set KLUEBOOK_DATA_DIR"
     )
 
