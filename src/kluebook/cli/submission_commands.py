@@ -78,10 +78,12 @@ def score(
     `_derived/<slug>.json` beside the submission folders, holds per task the official metrics,
     their 95% bootstrap intervals and the errata's corrected values, with the SHA-256 of the
     predictions and gold files and the kluebook and errata versions they came from. A task
-    whose inputs have not changed since the record was written is not rescored.
+    whose inputs have not changed since the record was written is not rescored. Prints each
+    task's official metrics.
     """
     from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
     from kluebook.submissions.derived import derive, read_record, record_path, write_record
+    from kluebook.tasks import get_task  # lazy: CLI start-up
 
     for path in paths:
         target = record_path(path)
@@ -90,9 +92,10 @@ def score(
         if record != previous:
             write_record(target, record)
         for task, scores in record.tasks.items():
+            values = [(m.key, scores.official.get(m.key)) for m in get_task(task).metrics]
             numbers = ", ".join(
                 f"{key} {value:.2f}" if value is not None else f"{key} undefined"
-                for key, value in scores.official.items()
+                for key, value in values
             )
             state = "rescored" if task in rescored else "unchanged"
             typer.echo(f"{record.slug}: {task} {numbers} ({state})")
