@@ -1,38 +1,11 @@
-"""A submission folder to edit, against a data folder of generated dev files (reduced-copy
-names, so no official pin applies) or the real ones."""
+"""A data folder of generated dev files (under reduced-copy names, so no official pin applies)
+and perfect predictions of them."""
 
-import json
 from pathlib import Path
 
 import pytest
 
 from kluebook.tasks import get_task
-
-METADATA = """\
-model: Test model
-link: https://example.org/model
-parameters: 110000000
-method: fine-tuned
-training_data: KLUE v1.1 train
-dev_data_used: false
-tool: kluebook
-tool_version: 0.1.0
-predictions_license: CC-BY-SA-4.0
-date: 2026-12-07
-"""
-
-
-def write_lines(path: Path, rows: list) -> Path:
-    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-    return path
-
-
-def make_submission(folder: Path, predictions: dict[str, list[dict]], metadata=METADATA) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "submission.yaml").write_text(metadata)
-    for task, rows in predictions.items():
-        write_lines(folder / f"{task}.jsonl", rows)
-    return folder
 
 
 @pytest.fixture(scope="session")

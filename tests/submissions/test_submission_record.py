@@ -4,7 +4,6 @@ checksums hold, validated on read, and verified cell by cell."""
 import json
 
 import pytest
-from conftest import make_submission
 
 from kluebook.common.errors import KluebookError
 from kluebook.scoring.predictions import score_predictions
@@ -17,6 +16,8 @@ from kluebook.submissions.derived import (
     write_record,
 )
 from kluebook.tasks import get_task
+
+from .helpers import make_submission
 
 
 @pytest.fixture
