@@ -8,10 +8,11 @@ import typer
 
 submissions_app = typer.Typer(
     help="Submissions: any model's KLUE dev predictions, checked and rescored by the official "
-    "code. A submission is a folder submissions/<slug>/ with submission.yaml and one "
-    "predictions file per task, <task>.jsonl or <task>.jsonl.gz, in the formats of "
+    "code. A submission is a folder `submissions/<slug>/` with `submission.yaml` and one "
+    "predictions file per task, `<task>.jsonl` or `<task>.jsonl.gz`, in the formats of "
     "`kluebook score --help`.",
     no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 
 DataDirOption = Annotated[
@@ -26,7 +27,7 @@ DataDirOption = Annotated[
 @submissions_app.command("check")
 def check(
     paths: Annotated[
-        list[Path], typer.Argument(help="Submission folders (submissions/<slug>), one or more.")
+        list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
     ],
     data_dir: DataDirOption = None,
 ) -> None:
@@ -68,7 +69,7 @@ def check(
 @submissions_app.command("score")
 def score(
     paths: Annotated[
-        list[Path], typer.Argument(help="Submission folders (submissions/<slug>), one or more.")
+        list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
     ],
     data_dir: DataDirOption = None,
 ) -> None:
@@ -104,7 +105,7 @@ def score(
 @submissions_app.command("verify")
 def verify(
     paths: Annotated[
-        list[Path], typer.Argument(help="Submission folders (submissions/<slug>), one or more.")
+        list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
     ],
     data_dir: DataDirOption = None,
 ) -> None:
