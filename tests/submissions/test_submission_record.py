@@ -98,3 +98,12 @@ def test_a_missing_task_in_a_record_is_named(noisy, generated_dev):
     record, _ = derive(noisy, generated_dev[0])
     fewer = record.model_copy(update={"tasks": {"ynat": record.tasks["ynat"]}})
     assert differences(fewer, record) == ["noisy.tasks.sts: derived, missing from the record"]
+
+
+def test_two_derivations_from_scratch_write_the_same_bytes(noisy, generated_dev, tmp_path):
+    first, _ = derive(noisy, generated_dev[0])
+    second, _ = derive(noisy, generated_dev[0])
+    write_record(tmp_path / "a.json", first)
+    write_record(tmp_path / "b.json", second)
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert str(tmp_path) not in (tmp_path / "a.json").read_text()  # no path of this machine
