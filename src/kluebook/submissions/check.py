@@ -100,7 +100,22 @@ def gold_file(task: Task, data_dir: Path, split: str = "dev") -> GoldFile:
 
 
 def _show(key: Hashable) -> str:
-    return " turn ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+    text = " turn ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+class Tally:
+    """How many items have one problem, and the first SHOWN of them (memory stays small
+    however many lines a file has)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: list = []
+
+    def add(self, item) -> None:
+        self.count += 1
+        if len(self.first) < SHOWN:
+            self.first.append(item)
 
 
 def listed(keys: list, count: int | None = None) -> str:
@@ -209,8 +224,8 @@ def check_predictions(
     module = task.module
     by_key = dict(zip(module.gold_keys(records), records, strict=True))
     seen: set = set()
-    duplicates, unknown, hub_positions = [], [], []
-    findings: dict[str, list] = defaultdict(list)
+    duplicates, unknown, hub_positions = Tally(), Tally(), Tally()
+    findings: dict[str, Tally] = defaultdict(Tally)
     kept = []  # rows scored at the end, for a task without its own value check
     value_check = VALUE_CHECKS.get(task.name)
     try:
@@ -220,14 +235,14 @@ def check_predictions(
                 key = module.prediction_key(row)
                 hash(key)
             except (KeyError, TypeError):
-                findings["line without a guid"].append(f"line {number}")
+                findings["line without a guid"].add(f"line {number}")
                 continue
             if key in seen:
-                duplicates.append(key)
+                duplicates.add(key)
                 continue
             if key not in by_key:
                 hub = isinstance(key, int) or HUB_POSITION_GUID.fullmatch(str(key))
-                (hub_positions if hub else unknown).append(key)
+                (hub_positions if hub else unknown).add(key)
                 continue
             seen.add(key)
             if value_check is None:
@@ -235,27 +250,32 @@ def check_predictions(
                 continue
             found = value_check(by_key[key], row)
             if found:
-                findings[found[0]].append(f"{_show(key)} {found[1]}".strip())
+                findings[found[0]].add(f"{_show(key)} {found[1]}".strip())
     except KluebookError as error:
         result.problems.append(str(error))
         return result
     file = path.name
-    missing = [key for key in by_key if key not in seen]
-    if hub_positions:
+    missing = Tally()
+    for key in by_key:
+        if key not in seen:
+            missing.add(key)
+    if hub_positions.count:
         result.problems.append(
-            f"{file}: {len(hub_positions)} guids are positions in {HUB} split, which has no "
+            f"{file}: {hub_positions.count} guids are positions in {HUB} split, which has no "
             f"guids for {task.name}: key each line by the official v1.1 guid "
-            f"({listed(hub_positions)})"
+            f"({listed(hub_positions.first, hub_positions.count)})"
         )
-    for what, keys in (("missing", missing), ("duplicate", duplicates), ("unknown", unknown)):
-        if keys:
-            result.problems.append(f"{file}: {len(keys)} {what} guids: {listed(keys)}")
-    for kind, examples in findings.items():
+    for what, tally in (("missing", missing), ("duplicate", duplicates), ("unknown", unknown)):
+        if tally.count:
+            result.problems.append(
+                f"{file}: {tally.count} {what} guids: {listed(tally.first, tally.count)}"
+            )
+    for kind, tally in findings.items():
         if kind.startswith("hub "):
-            result.problems.append(_hub_line(task.name, file, kind, len(examples), examples))
+            result.problems.append(_hub_line(task.name, file, kind, tally.count, tally.first))
         else:
             result.problems.append(
-                f"{file}: {len(examples)} lines with a {kind}: {listed(examples)}"
+                f"{file}: {tally.count} lines with a {kind}: {listed(tally.first, tally.count)}"
             )
     if value_check is None and not result.problems:
         try:  # the official scorer's own checks
