@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from kluebook import __version__
-from kluebook.cli import book_commands, run_commands, score_commands
+from kluebook.cli import book_commands, run_commands, score_commands, submission_commands
 from kluebook.cli.options import Tasks, split_names
 from kluebook.common.errors import KluebookError
 from kluebook.tasks import all_tasks
@@ -22,6 +22,7 @@ app = typer.Typer(
 )
 data_app = typer.Typer(help="Get the official KLUE v1.1 files.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
+app.add_typer(submission_commands.submissions_app, name="submissions")
 
 
 def _version(value: bool) -> None:

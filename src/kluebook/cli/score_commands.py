@@ -32,7 +32,10 @@ SCORE_HELP = (
 def score(
     task: Annotated[str, typer.Argument(help=f"One of {TASK_NAMES}.")],
     pred: Annotated[
-        Path, typer.Option(help="Predictions: JSON Lines, one object per gold example.")
+        Path,
+        typer.Option(
+            help="Predictions: JSON Lines, one object per gold example (gzip if it ends in .gz)."
+        ),
     ],
     gold: Annotated[
         Path | None,

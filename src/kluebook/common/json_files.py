@@ -1,5 +1,6 @@
 """Reading and atomically writing JSON and JSON Lines files."""
 
+import gzip
 import json
 import os
 import tempfile
@@ -29,10 +30,12 @@ def read_json(path: str | Path) -> Any:
 
 
 def read_jsonl(path: str | Path) -> list[dict]:
-    """Load a JSON Lines file of objects; blank lines are ignored."""
+    """Load a JSON Lines file of objects (gzip-compressed if its name ends in .gz); blank lines
+    are ignored."""
     rows = []
+    opener = gzip.open if str(path).endswith(".gz") else open
     try:
-        with open(path, encoding="utf-8") as handle:
+        with opener(path, "rt", encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -45,8 +48,9 @@ def read_jsonl(path: str | Path) -> list[dict]:
                 rows.append(row)
     except UnicodeDecodeError as error:
         raise not_utf8(path, error) from error
-    except OSError as error:
-        raise KluebookError(f"cannot read {path}: {error.strerror}") from error
+    except (OSError, EOFError) as error:  # a damaged gzip file: BadGzipFile or EOFError
+        reason = getattr(error, "strerror", None) or type(error).__name__
+        raise KluebookError(f"cannot read {path}: {reason}") from error
     return rows
 
 

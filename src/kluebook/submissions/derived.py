@@ -1,0 +1,197 @@
+"""A submission rescored: the derived record of its numbers, never typed in.
+
+For each task, the official metrics of its predictions (the same scoring code a run uses), the
+bootstrap intervals and the errata's corrected values, with the SHA-256 of the predictions file
+and of the gold file scored against, kluebook's version and the errata's. A task is rescored
+only when one of those inputs changes; `verify` re-derives every number and names each cell
+that differs from the record. Records are written atomically and validated on read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from kluebook import __version__
+from kluebook.common.errors import KluebookError
+from kluebook.common.json_files import write_text_atomic
+from kluebook.data.loading import file_sha256
+from kluebook.errata.corrections import corrected_values
+from kluebook.errata.manifest import manifest
+from kluebook.scoring.bootstrap import run_intervals
+from kluebook.scoring.predictions import score_predictions
+from kluebook.submissions.check import GoldFile, check_submission
+from kluebook.submissions.files import DEFAULT_LIMITS, Limits, prediction_lines
+from kluebook.submissions.schema import METADATA
+from kluebook.tasks import Task, get_task
+
+RECORD_FORMAT = 1
+RECORDS_FOLDER = "_derived"  # beside the submissions; not a slug (a slug starts with a-z0-9)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Interval(_Strict):
+    low: float
+    high: float
+
+
+class TaskScores(_Strict):
+    """One task's numbers and the inputs they were derived from."""
+
+    predictions_file: str
+    predictions_sha256: str
+    gold_file: str  # its path in the official layout
+    gold_sha256: str
+    gold_official: bool  # byte-identical to the pinned official file (else a reduced copy)
+    kluebook_version: str
+    errata_version: str
+    official: dict[str, float | None]
+    intervals: dict[str, Interval]
+    bootstrap: dict[str, int | str]
+    corrected: dict[str, dict[str, float | None]]
+
+
+class DerivedRecord(_Strict):
+    """A submission's derived record."""
+
+    format: Literal[1]
+    slug: str
+    metadata_sha256: str
+    tasks: dict[str, TaskScores]
+
+
+def record_path(folder: Path) -> Path:
+    """Where the derived record of the submission in `folder` is kept."""
+    return folder.parent / RECORDS_FOLDER / f"{folder.name}.json"
+
+
+def read_record(path: Path) -> DerivedRecord:
+    """A derived record, validated; a one-line error if it is not one."""
+    try:
+        return DerivedRecord.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise KluebookError(
+            f"{path.name}: not a derived record ({where}: {first['msg']})"
+        ) from error
+    except OSError as error:
+        raise KluebookError(f"cannot read {path.name}: {error.strerror}") from error
+
+
+def write_record(path: Path, record: DerivedRecord) -> None:
+    text = json.dumps(record.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=True)
+    write_text_atomic(path, text + "\n")
+
+
+def _defined(values: dict) -> dict:
+    """NaN (an undefined metric) as None, as JSON can hold it."""
+    return {
+        key: None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+        for key, value in values.items()
+    }
+
+
+def score_task(
+    task: Task, path: Path, gold: GoldFile, limits: Limits = DEFAULT_LIMITS
+) -> TaskScores:
+    """One predictions file scored by the official code, with intervals and corrections."""
+    records = task.module.read_official(gold.path)
+    rows = [row for _, row in prediction_lines(path, limits)]
+    metrics = _defined(score_predictions(task, records, rows))
+    outcome = run_intervals(task, records, rows, metrics)
+    corrected = corrected_values(
+        task, records, rows, metrics, gold.sha256 if gold.official else None
+    )
+    return TaskScores(
+        predictions_file=path.name,
+        predictions_sha256=file_sha256(path),
+        gold_file=gold.relative,
+        gold_sha256=gold.sha256,
+        gold_official=gold.official,
+        kluebook_version=__version__,
+        errata_version=manifest().version,
+        official=metrics,
+        intervals={k: Interval(**v) for k, v in outcome["intervals"].items()},
+        bootstrap=outcome["bootstrap"],
+        corrected={erratum: _defined(values) for erratum, values in corrected.items()},
+    )
+
+
+def _inputs(scores: TaskScores) -> tuple:
+    return (
+        scores.predictions_file,
+        scores.predictions_sha256,
+        scores.gold_sha256,
+        scores.kluebook_version,
+        scores.errata_version,
+    )
+
+
+def derive(
+    folder: Path,
+    data_dir: Path,
+    previous: DerivedRecord | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[DerivedRecord, list[str]]:
+    """The derived record of a submission that passes its check, and the tasks rescored: a task
+    of `previous` whose inputs (predictions, gold, versions) are unchanged is kept as it is."""
+    report = check_submission(folder, data_dir, limits)
+    if report.all_problems:
+        raise KluebookError(
+            f"{folder.name} does not pass its check ({len(report.all_problems)} problems; "
+            f"first: {report.all_problems[0]}): run `kluebook submissions check`"
+        )
+    tasks, rescored = {}, []
+    for checked in report.tasks:
+        path = folder / checked.file
+        old = previous.tasks.get(checked.task) if previous else None
+        now = (path.name, file_sha256(path), checked.gold.sha256, __version__, manifest().version)
+        if old is not None and _inputs(old) == now:
+            tasks[checked.task] = old
+            continue
+        tasks[checked.task] = score_task(get_task(checked.task), path, checked.gold, limits)
+        rescored.append(checked.task)
+    record = DerivedRecord(
+        format=RECORD_FORMAT,
+        slug=folder.name,
+        metadata_sha256=file_sha256(folder / METADATA),
+        tasks=tasks,
+    )
+    return record, rescored
+
+
+def differences(recorded: DerivedRecord, derived: DerivedRecord) -> list[str]:
+    """Each cell where a record differs from the numbers derived anew, named by its path."""
+    old, new = recorded.model_dump(mode="json"), derived.model_dump(mode="json")
+    found: list[str] = []
+    _compare(old, new, recorded.slug, found)
+    return found
+
+
+def _compare(old, new, where: str, found: list[str]) -> None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            if key not in new:
+                found.append(f"{where}.{key}: in the record, not derived")
+            elif key not in old:
+                found.append(f"{where}.{key}: derived, missing from the record")
+            else:
+                _compare(old[key], new[key], f"{where}.{key}", found)
+    elif old != new:
+        found.append(f"{where}: recorded {old!r}, derived {new!r}")
+
+
+def verify(folder: Path, data_dir: Path, limits: Limits = DEFAULT_LIMITS) -> list[str]:
+    """Every number of the submission's record derived anew from its predictions and compared:
+    one line per cell that differs (none: the record holds)."""
+    recorded = read_record(record_path(folder))
+    derived, _ = derive(folder, data_dir, None, limits)
+    return differences(recorded, derived)

@@ -1,0 +1,116 @@
+"""`kluebook submissions check | score | verify`: one line per problem and a non-zero exit; the
+committed baselines pass their check and their records verify against the real dev files."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kluebook.common.paths import CHECKOUT
+
+SUBMISSIONS = (CHECKOUT or Path.cwd()) / "submissions"
+BASELINES = ("majority-baseline", "tfidf-baseline", "next-eojeol-baseline")
+REAL_DEV_FILES = (
+    ("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json"),
+    ("klue-sts-v1.1/klue-sts-v1.1_dev.json",),
+    ("klue-nli-v1.1/klue-nli-v1.1_dev.json",),
+    ("klue-ner-v1.1/klue-ner-v1.1_dev.tsv",),
+    ("klue-dp-v1.1/klue-dp-v1.1_dev.tsv",),
+)
+
+
+@pytest.fixture(scope="module")
+def real_data(klue_file) -> Path:
+    for relatives in REAL_DEV_FILES:
+        found = klue_file(*relatives)
+    return found.parents[1]
+
+
+def test_help_describes_the_commands(kluebook, book_sources):
+    result = kluebook(book_sources, "submissions", "--help")
+    assert result.returncode == 0
+    for command in ("check", "score", "verify"):
+        assert command in result.stdout
+    result = kluebook(book_sources, "submissions", "check", "--help")
+    assert "submission.yaml" in result.stdout and "Hugging Face" in result.stdout
+
+
+def test_check_prints_one_line_per_problem_and_fails(kluebook, book_sources, tmp_path):
+    folder = tmp_path / "Bad Slug"
+    folder.mkdir()
+    (folder / "submission.yaml").write_text("model: x\nextra: 1\n")
+    (folder / "ynat.jsonl").write_text('{"guid": "x", "label": "정치"}\n')
+    result = kluebook(
+        book_sources, "submissions", "check", str(folder), "--data-dir", str(tmp_path)
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("Bad Slug: 'Bad Slug': a submission folder's name")
+    assert "Bad Slug: submission.yaml: missing field 'link'" in lines
+    assert "Bad Slug: submission.yaml: unknown field 'extra'" in lines
+    assert lines[-1].startswith("Bad Slug: ynat.jsonl: no ynat dev file")
+    assert list(folder.iterdir()) != [] and not (tmp_path / "_derived").exists()
+
+
+@pytest.mark.realdata
+def test_the_committed_baselines_pass_their_check(kluebook, book_sources, real_data):
+    paths = [str(SUBMISSIONS / slug) for slug in BASELINES]
+    result = kluebook(book_sources, "submissions", "check", *paths, "--data-dir", str(real_data))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(": ok ") == 9
+
+
+@pytest.mark.realdata
+def test_the_committed_records_verify_and_a_tampered_one_fails(
+    kluebook, book_sources, real_data, tmp_path
+):
+    derived_against = json.loads((SUBMISSIONS / "_derived" / "tfidf-baseline.json").read_text())
+    for task in derived_against["tasks"].values():
+        if not (real_data / task["gold_file"]).is_file():
+            pytest.skip(f"the records were derived against {task['gold_file']}, not here")
+    board = tmp_path / "submissions"
+    shutil.copytree(SUBMISSIONS / "tfidf-baseline", board / "tfidf-baseline")
+    shutil.copytree(SUBMISSIONS / "_derived", board / "_derived")
+    command = ("submissions", "verify", str(board / "tfidf-baseline"), "--data-dir", str(real_data))
+    result = kluebook(book_sources, *command)
+    assert result.returncode == 0, result.stderr
+    record = board / "_derived" / "tfidf-baseline.json"
+    data = json.loads(record.read_text())
+    data["tasks"]["nli"]["intervals"]["accuracy"]["low"] = 50.0
+    record.write_text(json.dumps(data))
+    result = kluebook(book_sources, *command)
+    assert result.returncode == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        "differs: tfidf-baseline.tasks.nli.intervals.accuracy.low: recorded 50.0, derived "
+    )
+
+
+def test_score_writes_the_record_once(kluebook, book_sources, tmp_path):
+    from kluebook.tasks import get_task
+
+    task = get_task("sts")
+    data = tmp_path / "data"
+    records = task.module.generate(seed=4, **task.smoke_data)["dev"]
+    task.module.write_official(records, data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json")
+    folder = tmp_path / "submissions" / "gold"
+    folder.mkdir(parents=True)
+    (folder / "submission.yaml").write_text(
+        "model: gold\nlink: https://example.org\nparameters: 0\nmethod: other\n"
+        "training_data: none\ndev_data_used: true\ntool: test\ntool_version: '1'\n"
+        "predictions_license: CC0-1.0\ndate: 2026-12-07\n"
+    )
+    gold = task.module.gold_predictions(
+        task.module.read_official(data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json"), {}
+    )
+    (folder / "sts.jsonl").write_text("".join(json.dumps(row) + "\n" for row in gold))
+    command = ("submissions", "score", str(folder), "--data-dir", str(data))
+    first = kluebook(book_sources, *command)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "gold: sts pearsonr 100.00, f1 100.00 (rescored)\n"
+    record = tmp_path / "submissions" / "_derived" / "gold.json"
+    written = record.stat().st_mtime_ns
+    again = kluebook(book_sources, *command)
+    assert again.stdout == "gold: sts pearsonr 100.00, f1 100.00 (unchanged)\n"
+    assert record.stat().st_mtime_ns == written

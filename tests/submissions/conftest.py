@@ -1,0 +1,33 @@
+"""A data folder of generated dev files (under reduced-copy names, so no official pin applies)
+and perfect predictions of them."""
+
+from pathlib import Path
+
+import pytest
+
+from kluebook.tasks import get_task
+
+
+@pytest.fixture(scope="session")
+def generated_dev(tmp_path_factory) -> tuple[Path, dict[str, list[dict]]]:
+    """A data folder with generated YNAT, NLI and STS dev files under their reduced-copy
+    names, and each task's gold records."""
+    root = tmp_path_factory.mktemp("data")
+    gold = {}
+    for name in ("ynat", "nli", "sts"):
+        task = get_task(name)
+        records = task.module.generate(seed=3, **task.smoke_data)["dev"]
+        path = root / task.files["dev"].replace(".json", ".partial.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        task.module.write_official(records, path)
+        gold[name] = task.module.read_official(path)
+    return root, gold
+
+
+@pytest.fixture
+def perfect(generated_dev):
+    """Perfect predictions of each generated task."""
+    _, gold = generated_dev
+    return {
+        name: get_task(name).module.gold_predictions(records, {}) for name, records in gold.items()
+    }
