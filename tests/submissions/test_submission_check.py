@@ -248,3 +248,17 @@ def test_the_real_files_are_identified_by_their_pinned_sha256(real_gold):
     found = gold_file(get_task("nli"), data_dir)
     assert found.official
     assert found.sha256.startswith("0699db82be17766b")
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("slug", ["majority-baseline", "tfidf-baseline", "next-eojeol-baseline"])
+def test_the_committed_baselines_records_are_derived_anew_and_equal(real_gold, slug):
+    """The shipped records hold what the predictions give under today's metric code and errata:
+    a change of either (an errata version bump) fails here until they are rescored."""
+    from kluebook.common.paths import CHECKOUT
+    from kluebook.submissions.derived import verify
+
+    if CHECKOUT is None:
+        pytest.skip("the committed submissions are in a checkout, not in the installed package")
+    data_dir, _ = real_gold
+    assert verify(CHECKOUT / "submissions" / slug, data_dir) == []
