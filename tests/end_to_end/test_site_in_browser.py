@@ -753,6 +753,8 @@ def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(bas
     assert not open_control_findings(browser, base_url + "book/results.html", block_filter)
     page.locator(block_filter).first.focus()
     page.keyboard.press("Enter")
+    names = page.locator(".dtcc-dropdown .dtcc-button-text")  # each block's name in full
+    assert names.evaluate_all("l => l.every(e => e.scrollWidth <= e.clientWidth + 1)")
     option = page.locator(".dtcc-dropdown .dtcc-button", has_text="Dev reference").first
     option.focus()
     page.keyboard.press("Enter")
