@@ -23,6 +23,16 @@ function runLink(run) {
   return run.page ? `<a href="${escape(run.page)}#items">${escape(run.name)}</a>` : escape(run.name);
 }
 
+// The pair's 2x2 table, as kluebook.book.side_by_side.counts_table writes it.
+function countsTable(total, c) {
+  return `<table class="klue-table pair-counts"><caption>Of the ${total} items: both right `
+    + `${c.both}, only A right ${c.onlyA}, only B right ${c.onlyB}, both wrong ${c.neither}.`
+    + `</caption><thead><tr><td></td><th scope="col">B right</th><th scope="col">B wrong</th>`
+    + `</tr></thead><tbody><tr><th scope="row">A right</th><td>${c.both}</td>`
+    + `<td>${c.onlyA}</td></tr><tr><th scope="row">A wrong</th><td>${c.onlyB}</td>`
+    + `<td>${c.neither}</td></tr></tbody></table>`;
+}
+
 const CAPTIONS = {
   "disagree": "Items one run of the pair gets right and the other wrong",
   "both-wrong": "Items both runs of the pair get wrong",
@@ -65,18 +75,17 @@ function setUp(view) {
   function show(api, write) {
     const [a, b, shown] = [Number(pickA.value), Number(pickB.value), pickShown.value];
     table.querySelector("caption").textContent = CAPTIONS[shown];
+    // The address always names the pick on screen, a pair of one run twice included.
+    const list = shown === "disagree" ? "" : `,${shown}`;
+    if (write) window.history.replaceState(null, "", `#${view.id}=${a + 1},${b + 1}${list}`);
     if (a === b) {
       said.textContent = "Pick two different runs.";
       api.clear().draw();
       return;
     }
-    const c = counts(data, a, b);
-    said.innerHTML = `A is ${runLink(data.runs[a])}, B is ${runLink(data.runs[b])}. `
-      + `Of the ${data.total} items: both right ${c.both}, only A right ${c.onlyA}, `
-      + `only B right ${c.onlyB}, both wrong ${c.neither}.`;
+    said.innerHTML = `<p>A is ${runLink(data.runs[a])}, B is ${runLink(data.runs[b])}.</p>`
+      + countsTable(data.total, counts(data, a, b));
     api.clear().rows.add(rows(data, a, b, shown)).draw();
-    const list = shown === "disagree" ? "" : `,${shown}`;
-    if (write) window.history.replaceState(null, "", `#${view.id}=${a + 1},${b + 1}${list}`);
   }
 
   function start(api) {

@@ -52,7 +52,7 @@ def test_a_class_pools_its_seeds_into_mean_and_sd(kluebook, tmp_path):
     table = markdown.split('<div id="klue-table_fallback">')[1]  # the plain table
     rows = [row for row in table.split("<tr>") if "<code>kluebook/tiny-roberta</code>" in row]
     mean, sd = statistics.mean(scores.values()), statistics.stdev(scores.values())
-    assert len(rows) == 1 and f"{mean:.2f}<span" in rows[0] and f"± {sd:.2f} · n=3" in rows[0]
+    assert len(rows) == 1 and f"{mean:.2f} <span" in rows[0] and f"± {sd:.2f} · n=3" in rows[0]
     csv = (tmp_path / "class/book/_generated/results.csv").read_text().splitlines()
     (pooled_row,) = [line for line in csv if line.startswith("aggregate,ynat,macro_f1,")]
     assert f",3,{mean},{sd:.4f}," in pooled_row  # three seeds in one row

@@ -87,7 +87,8 @@ def test_a_naming_problem_is_shown_as_an_alternative_statistic_not_a_correction(
     assert '<td class="num corrected">' not in html
     table = table_html([], [wos], RESULTS_PAGE)
     assert f'aria-label="alternative statistics, not corrections: {WOS_NAMING}"' in table
-    assert ">a</a></sup>" in table and ">c</a></sup>" not in table
+    assert '<sup class="alternative">' in table and '<sup class="corrected">' not in table
+    assert '</span>a<span class="visually-hidden">: alternative)</span>' in table
     page = errata_page.render_errata(rows, [wos])
     section = page.split(f"(erratum-{WOS_NAMING})=")[1].split("(erratum-")[0]
     assert "naming: the code does what its source does" in section

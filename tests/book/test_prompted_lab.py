@@ -172,7 +172,7 @@ def test_the_book_shows_the_prompted_runs_apart_labelled_with_their_shots(site):
         assert prompted.count('title="95% bootstrap interval ') == 2  # as the fine-tuned row
         assert "<strong>" not in prompted
     runs = text_of(task.split('id="runs"')[1])
-    assert "smoke profile, prompted, 5 shots, dev_limit=0" in runs
+    assert "kluebook/tiny-qwen3 (prompted, 5 shots, dev_limit=0)" in runs
     assert re.search(r"Accuracy \d+\.\d\d \(95% CI [\d.]+–[\d.]+\); 0 unparsable", runs)
     assert "announcement" in results and "fine-tuned or prompted on generated data" in results
     (page,) = (site / "book" / "runs" / "nli").glob("*prompted,dev_limit=0,shots=5-seed1.html")

@@ -153,7 +153,7 @@ def test_the_task_page_lists_prompted_runs_with_their_shots_intervals_and_unpars
     record = prompted_record(35.0, notebook=f"book/runs/nli/{name}.ipynb")
     rows = aggregation.reproduced_rows([record], tmp_path)
     landing = pages.landing_page(NLI, [record], rows, [], root=tmp_path)
-    assert "### kluebook/tiny-qwen3\n\n*smoke profile, prompted, 5 shots, dev_limit=20*" in landing
+    assert "### kluebook/tiny-qwen3 (prompted, 5 shots, dev_limit=20)\n\n*smoke profile*" in landing
     assert (
         f"- {{doc}}`seed 1 </book/runs/nli/{name}>`: Accuracy 35.00 (95% CI 15.00–55.00); "
         "0 unparsable"

@@ -183,6 +183,43 @@ def test_the_interactive_table_keeps_blocks_marks_footnotes_and_every_cells_runs
     ]
     sortable = re.findall(r'data-order="([\d.]+)">', flat)
     assert "85.0000" in sortable  # the mean of the two seeds, the value a sort compares
+    # Each block carries its section's heading (RowGroup shows it as the plain table's section
+    # row), the same titles in the same order.
+    titles = re.findall(r'<td class="section"><span class="section-title">([^<]+)</span>', flat)
+    plain_titles = re.findall(r'scope="rowgroup"><span class="section-title">([^<]+)<', plain)
+    assert list(dict.fromkeys(titles)) == plain_titles and len(plain_titles) >= 4
+
+
+def test_a_cells_notes_are_short_marks_explained_once_below_the_table(tmp_path):
+    """A stale cell, one with an older run left out and one without an interval carry short
+    marks, each linked to its one explanation below the table, and each labelled with what it
+    means for that cell; a cell's parts are apart in its text (read aloud or copied)."""
+    from kluebook.book.klue_table import Section, cell_html, table_html
+    from kluebook.results.aggregation import Cell
+    from kluebook.tasks import get_task
+
+    (row,) = reproduced_rows([valid_record(record(1, 80.0))], tmp_path)
+    key = ("ynat", "macro_f1")
+    marked = Cell(
+        [80.0, 82.0],
+        [(1, None), (2, None)],
+        stale="task code",
+        not_pooled=2,
+        no_interval="one seed",
+    )
+    row.cells[key] = marked
+    html_text = table_html([Section("Mine", [row])], [get_task("ynat")], "book/results")
+    cell = cell_html(row, marked, "", "book/results")
+    assert 'href="#klue-mark-stale"' in cell and 'aria-label="stale: task code changed"' in cell
+    assert ">+2</a>" in cell and 'aria-label="2 older runs not pooled"' in cell
+    assert 'aria-label="no interval: one seed"' in cell and "stale: task code" not in re.sub(
+        r'"[^"]*"', "", cell
+    )  # the label only, never a sentence in the cell
+    for note in ("stale", "not-pooled", "no-interval"):
+        assert html_text.count(f'id="klue-mark-{note}"') == 1
+    assert 'id="klue-mark-degenerate"' not in html_text  # no such cell, no such note
+    text = re.sub(r"<[^>]+>", "", cell)
+    assert "81.00" in text and " ± 1.41 · n=2 s1 s2" in text
 
 
 def test_configurations_are_separate_rows_and_seeds_are_pooled_only_within_one(tmp_path):

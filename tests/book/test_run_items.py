@@ -265,7 +265,13 @@ def test_a_prompted_items_prompt_and_raw_answer_are_collapsed_in_its_cell():
     header = re.findall(r"<th>(\w+)</th>", browser_options(html)["table_html"])
     rows = json.loads(browser_options(html)["data_json"])
     answer = rows[0][header.index("raw_answer")]
-    summary = long_answer[: item_browser.SUMMARY_LIMIT - 1] + "…"
-    assert answer.startswith(f"<details><summary>{summary}</summary>")
+    summary = " ".join(long_answer[: item_browser.SUMMARY_LIMIT - 1].split()) + "…"
+    # Opened, the summary says "hide" (the stylesheet hides its opening): the text once.
+    assert answer.startswith(
+        f'<details class="text"><summary><span class="opening">{summary}</span>'
+        '<span class="hide">hide</span></summary>'
+    )
     assert long_answer.strip()[:200] in answer  # the whole text (to the cell's limit) inside
     assert rows[1][header.index("raw_answer")] == "함의"  # a short text is shown as it is
+    # A prompt keeps its line breaks, as HTML line breaks (the cell is HTML), never as "\n".
+    assert rows[0][header.index("prompt")] == "전제: 하나<br>가설: 둘<br>답:"

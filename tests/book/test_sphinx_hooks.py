@@ -54,6 +54,18 @@ def test_the_theme_links_of_a_run_page_are_replaced(tmp_path):
     assert page("book/results", [other]) == [other]
 
 
+def test_a_prompted_run_page_opens_the_prompted_notebook():
+    """The prompted notebook made a prompted run, whatever its task: its buttons open it."""
+    for name in (
+        "smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1",
+        "smoke-kluebook--tiny-qwen3-prompted-seed2",
+    ):
+        (group,) = page(f"book/runs/nli/{name}", [])
+        assert all(b["url"].endswith("notebooks/prompted.ipynb") for b in group["buttons"])
+    (group,) = page("book/runs/nli/smoke-kluebook--tiny-roberta-seed1", [])
+    assert all(b["url"].endswith("notebooks/nli.ipynb") for b in group["buttons"])
+
+
 def test_a_methods_page_gets_launch_buttons():
     (group,) = page("book/_generated/methods/dp", [])
     assert group["label"] == "launch-buttons"

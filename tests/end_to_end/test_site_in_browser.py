@@ -33,7 +33,7 @@ import shutil
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 from conftest import load_script
@@ -154,6 +154,15 @@ def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, ba
     assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
     assert table.evaluate("e => e.getBoundingClientRect().right") <= LAPTOP["width"]
     assert table.locator("tbody tr.dev-reference").count() == 9
+    # The interactive copy keeps every section row of the plain table, in its order.
+    plain_sections = page.locator("#klue-table_fallback tr.section").all_text_contents()
+    assert table.locator("tbody tr.dtrg-start").all_text_contents() == plain_sections
+    assert "No paper-profile run yet" in table.locator("tbody th.model.empty").inner_text()
+    # A model's name reads on one line; a cell's parts are apart in its text.
+    names = table.locator("tbody th.model > :first-child")
+    assert names.evaluate_all("l => l.every(e => e.getClientRects().length === 1)")
+    text = smoke.locator("td.num").first.text_content()
+    assert re.search(r"\d \u00b1 \d+\.\d\d · n=2 s1 s2", text), text
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "results-laptop.png", full_page=True)
     links.first.click()
@@ -161,9 +170,105 @@ def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, ba
     assert "/book/runs/ynat/" in page.url and urlsplit(page.url).fragment == "items"
     assert "Run card" in page.content()
     visit.close()
-    phone = Visit(browser, base_url + "book/results.html", viewport=PHONE)
+    phone = Visit(browser, base_url + "book/results.html", viewport=NARROW)
     phone.page.screenshot(path=ARTIFACTS / "results-phone.png", full_page=True)
+    assert phone.page.evaluate(NO_SIDEWAYS_SCROLL)
+    # The table's first screen on a phone shows a model and its numbers (the model column
+    # pinned, the numbers beside it).
+    phone.page.locator("table#klue-table tbody tr.published").first.scroll_into_view_if_needed()
+    shown = phone.page.evaluate(FIRST_SCREEN_NUMBERS)
+    assert shown["model"] and len(shown["numbers"]) >= 3, shown
     phone.close()
+
+
+# No page scrolls sideways: nothing is wider than the screen.
+NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= innerWidth + 1"
+# The KLUE table's first row on screen: whether its model's name is in view, and the numbers
+# of that row wholly in view (not under the pinned model column, not past the screen's edge).
+FIRST_SCREEN_NUMBERS = """() => {
+  const row = document.querySelector("table#klue-table tbody tr.published");
+  const inView = b => b.left >= 0 && b.right <= innerWidth && b.top >= 0 && b.bottom <= innerHeight;
+  const model = row.querySelector("th.model").getBoundingClientRect();
+  const numbers = Array.from(row.querySelectorAll("td.num"))
+    .filter(c => { const b = c.getBoundingClientRect();
+                   return inView(b) && b.left >= model.right - 1; })
+    .map(c => c.textContent.trim());
+  return {model: inView(model), numbers};
+}"""
+
+
+# Korean text broken inside a word: of the elements `selector` names, the texts where a line
+# ends between two Hangul syllables (a line may end only at a space between words).
+MID_WORD_BREAKS = """selector => {
+  const broken = [];
+  for (const element of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    let node, top = null, previous = "";
+    while ((node = walker.nextNode())) {
+      for (let i = 0; i < node.data.length; i += 1) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0], letter = node.data[i];
+        if (box && box.width > 0) {
+          const hangul = /[\uac00-\ud7a3]/;
+          if (top !== null && box.top > top + 2 && hangul.test(letter) && hangul.test(previous))
+            broken.push(element.textContent.trim());
+          top = box.top;
+        }
+        previous = letter;
+      }
+    }
+  }
+  return broken;
+}"""
+# In dark mode, elements of the content with a light background (a light frame or box): their
+# tag and classes. Images are left out (a figure keeps its own white).
+LIGHT_BOXES = """() => Array.from(document.querySelectorAll("article *"))
+  .filter(e => e.tagName !== "IMG" && e.offsetWidth > 40 && e.offsetHeight > 16)
+  .filter(e => { const c = getComputedStyle(e).backgroundColor.match(/[\d.]+/g);
+                 if (!c || (c.length > 3 && +c[3] < 0.5)) return false;
+                 return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] > 160; })
+  .map(e => `${e.tagName.toLowerCase()}.${Array.from(e.classList).join(".")}`)"""
+# At most this much, gzip-compressed as a static host serves it, may a page of any kind load
+# (#51; benchmarks/page_weight.py prints the figures).
+GZIP_BUDGET = 1_000_000
+page_weight = load_script(CHECKOUT / "benchmarks" / "page_weight.py")
+
+
+def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, base_url, browser):
+    """Each kind of page at 1366 and 400 px, light and dark (screenshots in the artifacts): no
+    page scrolls sideways at 400 px; in dark mode no light box inside the content; Korean in
+    the item browser, the task page and the KLUE table wraps between words at 400 px; and each
+    kind loads at most 1 MB gzip-compressed, its own data included (printed)."""
+    pages = page_weight.page_kinds(site)
+    assert {"results", "task page", "run page", "front page"} <= set(pages)
+    problems = []
+    for kind, path in pages.items():
+        for viewport in (LAPTOP, NARROW):
+            for mode in accessibility.MODES:
+                visit = Visit(browser, base_url + path, viewport, mode)
+                page = visit.page
+                name = f"{kind.replace(' ', '-')}-{viewport['width']}-{mode}.png"
+                page.screenshot(path=ARTIFACTS / name, full_page=True)
+                where = f"{kind} at {viewport['width']} px, {mode}"
+                if viewport is NARROW and not page.evaluate(NO_SIDEWAYS_SCROLL):
+                    problems.append(f"{where}: the page scrolls sideways")
+                if mode == "dark":
+                    light = page.evaluate(LIGHT_BOXES)
+                    problems += [f"{where}: a light box {box}" for box in light]
+                if viewport is NARROW:
+                    broken = page.evaluate(MID_WORD_BREAKS, "#items tbody td, article p, td")
+                    problems += [f"{where}: Korean broken inside a word: {t!r}" for t in broken]
+                visit.close()
+        files = page_weight.weigh(browser, base_url + path)
+        packed = sum(gz for _, gz in files.values())
+        print(f"\n{kind}: {packed:,} bytes gzip-compressed ({len(files)} files)")
+        if packed > GZIP_BUDGET:
+            problems.append(f"{kind} loads {packed:,} bytes gzip-compressed")
+        if any("fontawesome.js" in address for address in files):
+            problems.append(f"{kind} loads the theme's Font Awesome script")
+    assert not problems, "\n".join(problems)
 
 
 def test_every_page_loads_its_images_without_a_console_error(site, base_url, browser):
@@ -271,15 +376,19 @@ def test_no_internal_link_of_the_built_site_is_broken(site):
 def test_pages_link_both_ways_from_table_to_run_to_task_to_method(site):
     results = (site / "book" / "results.html").read_text()
     run = run_page(site)
-    assert f"runs/ynat/{run.name}" in results
+    name = quote(run.name)  # every link to a page has one form: Sphinx's, percent-encoded
+    assert f"runs/ynat/{name}" in results
     run_html = run.read_text()
     assert "../../_generated/tasks/ynat.html" in run_html  # run page -> task page
     assert "../../_generated/methods/ynat.html" in run_html  # run page -> method page
     task = (site / "book" / "_generated" / "tasks" / "ynat.html").read_text()
-    assert f"../../runs/ynat/{run.name}" in task  # task page -> its runs
+    assert f"../../runs/ynat/{name}" in task  # task page -> its runs
     assert "../methods/ynat.html" in task  # task page -> method page
     method = (site / "book" / "_generated" / "methods" / "ynat.html").read_text()
     assert "../tasks/ynat.html" in method  # method page -> task page
+    # No second form of a run page's address (its commas raw) in a link to a page (the theme's
+    # download of a page's source, a file, keeps its own).
+    assert not re.search(r'href="(?![^"]*_sources/)[^"]*runs/[^"]*,', results + task + run_html)
 
 
 def test_the_sidebar_lists_tasks_with_their_runs_under_them(base_url, browser):
@@ -644,15 +753,22 @@ def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(bas
     assert not open_control_findings(browser, base_url + "book/results.html", block_filter)
     page.locator(block_filter).first.focus()
     page.keyboard.press("Enter")
+    names = page.locator(".dtcc-dropdown .dtcc-button-text")  # each block's name in full
+    assert names.evaluate_all("l => l.every(e => e.scrollWidth <= e.clientWidth + 1)")
     option = page.locator(".dtcc-dropdown .dtcc-button", has_text="Dev reference").first
     option.focus()
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
     assert set(table.locator("tbody td.block").all_inner_texts()) == {"Dev reference"}
-    assert table.locator("tbody tr").count() == 9
+    assert table.locator("tbody tr:not(.dtrg-start)").count() == 9
+    section = table.locator("tbody tr.dtrg-start")  # the block's section row, kept
+    assert section.count() == 1 and section.inner_text().startswith("Dev reference: ")
     table.locator("thead th.metric .dt-column-order").first.focus()
     page.keyboard.press("Enter")  # sort by YNAT's Macro F1, within the block
-    firsts = "t => Array.from(t.tBodies[0].rows, r => +r.querySelector('td.num').dataset.order)"
+    firsts = (
+        "t => Array.from(t.tBodies[0].rows).filter(r => !r.classList.contains('dtrg-start'))"
+        ".map(r => +r.querySelector('td.num').dataset.order)"
+    )
     values = table.evaluate(firsts)
     assert len(values) == 9 and values in (sorted(values), sorted(values, reverse=True))
     link = page.locator("#klue-table_fallback a[href*='runs/ynat/']").first
@@ -751,8 +867,12 @@ def test_a_task_page_shows_any_two_runs_side_by_side(disagreeing_site, browser):
             "neither"
         }
         assert f"of {neither} entries" in page.locator(f"#{view}-items_info").inner_text()
+        # The 2x2 is a table: A right or wrong by B right or wrong.
+        grid = page.locator(f"#{view} table.pair-counts tbody td").all_inner_texts()
+        assert [int(n) for n in grid] == [both, only_a, only_b, neither]
         pick(page, f"#{view}-b", second)
         assert "two different runs" in page.locator(f"#{view} .side-by-side-counts").inner_text()
+        assert page.url.endswith(f"#{view}={second + 1},{second + 1},both-wrong")  # the pick
         assert not visit.errors, visit.errors
         visit.close()
         plain = browser.new_page(viewport=LAPTOP, java_script_enabled=False)

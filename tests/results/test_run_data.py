@@ -81,7 +81,10 @@ def test_a_cell_of_several_seeds_says_why_it_has_no_interval(tmp_path):
     assert cell.interval is None
     assert cell.no_interval.startswith("the ynat data here (checksum ")
     assert cell_title(cell).startswith("no bootstrap interval: the ynat data here")
-    assert '<span class="no-interval" title="the ynat data here' in cell_html(row, cell, "", "p")
+    # A short mark, linked to its one explanation below the table, its label the reason.
+    marked = cell_html(row, cell, "", "p")
+    assert 'href="#klue-mark-no-interval"' in marked
+    assert 'aria-label="no interval: the ynat data here' in marked
     missing = [{**run, "predictions": "gone.jsonl"} for run in runs]
     (row,) = reproduced_rows([typed(run) for run in missing], tmp_path)
     why = row.cells[("ynat", "macro_f1")].no_interval

@@ -9,7 +9,8 @@ only its items. Without JavaScript the page shows itables' static preview, a pla
 first items, and the caption says where every item is (the downloads).
 
 Long texts (a prompted run's prompt and raw answer) are collapsed in their cells: a `<details>`
-disclosure whose summary is the text's opening, opened by click or keyboard.
+disclosure whose summary is the text's opening, opened by click or keyboard to the whole text
+with its line breaks (the summary then says only "hide", so the opening is not read twice).
 
 Each item's key links to itself, `<page>#item-<key>`; `_static/kluebook-items.js` opens the
 table on the item such a link names and keeps the address in step with the table's search,
@@ -46,21 +47,25 @@ def item_anchor(key: str) -> str:
 
 
 def _cell(value) -> str:
-    """A text cell, escaped and cut to `TEXT_LIMIT` characters."""
+    """A text cell, escaped and cut to `TEXT_LIMIT` characters, its line breaks kept."""
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     text = str(value)
     text = text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
-    return html.escape(text)
+    return html.escape(text).replace("\n", "<br>")
 
 
 def _collapsed(value) -> str:
-    """A long text cell as a disclosure: its opening as the summary, the text when opened."""
+    """A long text cell as a disclosure: its opening, on one line, as the summary; opened, the
+    whole text with its line breaks, and the summary says only that it hides it again."""
     text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
     if len(text) <= SUMMARY_LIMIT:
-        return html.escape(text)
-    summary = html.escape(text[: SUMMARY_LIMIT - 1] + "…")
-    return f"<details><summary>{summary}</summary>{_cell(text)}</details>"
+        return _cell(text)
+    opening = html.escape(" ".join(text[: SUMMARY_LIMIT - 1].split()) + "…")
+    return (
+        f'<details class="text"><summary><span class="opening">{opening}</span>'
+        f'<span class="hide">hide</span></summary>{_cell(text)}</details>'
+    )
 
 
 def _yes_or_no(column: pd.Series) -> bool:

@@ -78,39 +78,81 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
     title = cell_title(cell)  # its bootstrap interval, on hover
     attribute = f' title="{html.escape(title)}"' if title else ""
     tie = f'<span class="tie" title="{html.escape(tie)}">≈</span>' if tie else ""
+    # The parts are blocks on screen; a space between them keeps them apart when read aloud
+    # or copied ("95.46 ± 2.67 · n=2 s1 s2").
     return (
         f'<td class="num"{attribute}{order}>'
-        f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}"
+        f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}{cell_marks(cell)} "
         f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
-        f"{spread}n={n}</span>"
-        f'<span class="runs">{links}</span>{pooling_note(cell)}</td>'
+        f"{spread}n={n}</span> "
+        f'<span class="runs">{links}</span></td>'
     )
 
 
-def pooling_note(cell: Cell) -> str:
-    """Below a reproduced cell: whether its runs are stale, why it has no interval, the runs it
-    leaves out, and why its runs' answers are degenerate."""
-    note = ""
-    if cell.stale:
-        note += (
-            f'<span class="stale" title="made before its {html.escape(cell.stale)} changed">'
-            f"stale: {html.escape(cell.stale)} changed</span>"
-        )
-    if cell.no_interval:
-        note += (
-            f'<span class="no-interval" title="{html.escape(cell.no_interval)}">'
-            f"no interval: {html.escape(cell.no_interval)}</span>"
-        )
-    if cell.not_pooled:
-        s = "s" if cell.not_pooled > 1 else ""
-        note += f'<span class="not-pooled">{cell.not_pooled} older run{s} not pooled</span>'
-    if cell.degenerate:
-        reasons = html.escape("; ".join(cell.degenerate), quote=True)
-        note += (
-            f'<span class="degenerate" title="{reasons}">degenerate answers (its run pages '
-            "say why)</span>"
-        )
-    return note
+# The notes of a reproduced cell, as short marks: (its id, its mark, its explanation below the
+# table, given once). A mark's own label says what it means for its cell (which input changed,
+# why no interval, how the answers are degenerate).
+CELL_NOTES = (
+    (
+        "stale",
+        "stale",
+        "its runs were made before one of their inputs changed (the mark's label says "
+        "which); shown, never marked best, until <code>kluebook run</code> makes it current.",
+    ),
+    ("no-interval", "†", "no bootstrap interval (the mark's label says why)."),
+    (
+        "not-pooled",
+        "+n",
+        "n older runs of its configuration, made by older code, are not pooled.",
+    ),
+    (
+        "degenerate",
+        "‡",
+        "degenerate answers (its run pages say why): the runs answered in a way that says "
+        "little about the task, such as one label for every item (the mark's label says how).",
+    ),
+)
+
+
+def _cell_notes(cell: Cell) -> dict[str, tuple[str, str]]:
+    """The notes a cell carries: id -> (its mark, its label)."""
+    s = "s" if cell.not_pooled > 1 else ""
+    found = {
+        "stale": cell.stale and ("stale", f"stale: {cell.stale} changed"),
+        "no-interval": cell.no_interval and ("†", f"no interval: {cell.no_interval}"),
+        "not-pooled": cell.not_pooled
+        and (f"+{cell.not_pooled}", f"{cell.not_pooled} older run{s} not pooled"),
+        "degenerate": cell.degenerate
+        and ("‡", "degenerate answers: " + "; ".join(cell.degenerate)),
+    }
+    return {note: mark for note, mark in found.items() if mark}
+
+
+def cell_marks(cell: Cell) -> str:
+    """A reproduced cell's short marks, each linked to its explanation below the table."""
+    return "".join(
+        f'<sup class="cell-mark {note}"><a href="#klue-mark-{note}" '
+        f'title="{html.escape(label, quote=True)}" aria-label="{html.escape(label, quote=True)}">'
+        f"{html.escape(mark)}</a></sup>"
+        for note, (mark, label) in _cell_notes(cell).items()
+    )
+
+
+def mark_notes(rows: list[Row], cols: list[tuple[Task, Metric]]) -> str:
+    """Below the table, the explanation of each kind of mark its cells carry, once."""
+    used = {
+        note
+        for row in rows
+        if row.kind != "published"
+        for task, metric in cols
+        if (task.name, metric.key) in row.cells
+        for note in _cell_notes(row.cells[task.name, metric.key])
+    }
+    return "".join(
+        f'<p class="klue-note" id="klue-mark-{note}"><sup>{html.escape(mark)}</sup> {text}</p>'
+        for note, mark, text in CELL_NOTES
+        if note in used
+    )
 
 
 def row_head(row: Row, notes: dict[str, str]) -> str:
@@ -124,14 +166,15 @@ def row_head(row: Row, notes: dict[str, str]) -> str:
         label = html.escape(row.label)
         if where:
             label = f'<a href="{html.escape(where, quote=True)}">{label}</a>'
-        if ref.get("paper"):
-            label += f' <a class="paper" href="{html.escape(ref["paper"], quote=True)}">paper</a>'
+        paper = ref.get("paper")
         count = ref.get("parameters")
     else:
         split = html.escape(row.split)
         label = f"<code>{html.escape(row.label)}</code>"
-        count = model_entry(row.model).get("parameters")
+        paper, count = None, model_entry(row.model).get("parameters")
     facts = [html.escape(row.size), parameters_text(count), split]
+    if paper:  # on the facts' line: the name alone on the first
+        facts.append(f'<a class="paper" href="{html.escape(paper, quote=True)}">paper</a>')
     detail = f'<span class="config">{" · ".join(f for f in facts if f)}</span>'
     if row.kind == "reproduced" and row.configuration:
         detail += f'<span class="config">{html.escape(row.configuration)}</span>'
@@ -147,19 +190,29 @@ def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, st
     key = (task.name, metric.key)
     if key in metric_notes():
         number = marks.setdefault(key, len(marks) + 1)
-        text += f'<sup><a href="#klue-metric-{task.name}-{metric.key}">{number}</a></sup>'
+        text += (
+            f'<sup><a href="#klue-metric-{task.name}-{metric.key}">'
+            f'<span class="visually-hidden"> (note </span>{number}'
+            '<span class="visually-hidden">)</span></a></sup>'
+        )
     errata = correcting_errata(task, metric)
     where = href(page, RESULTS_PAGE, CORRECTED_ANCHOR)
     # A bug's or data error's value is a correction (c); a naming problem's an alternative (a).
-    for mark, what, chosen in (
-        ("c", "corrected values", [e for e in errata if e.corrects]),
-        ("a", "alternative statistics, not corrections", [e for e in errata if not e.corrects]),
+    for mark, kind, what, chosen in (
+        ("c", "corrected", "corrected values", [e for e in errata if e.corrects]),
+        (
+            "a",
+            "alternative",
+            "alternative statistics, not corrections",
+            [e for e in errata if not e.corrects],
+        ),
     ):
         if chosen:
             named = html.escape(f"{what}: {', '.join(e.id for e in chosen)}", quote=True)
             text += (
-                f'<sup class="{"corrected" if mark == "c" else "alternative"}"><a href="{where}" '
-                f'aria-label="{named}" title="{named}">{mark}</a></sup>'
+                f'<sup class="{kind}"><a href="{where}" aria-label="{named}" title="{named}">'
+                f'<span class="visually-hidden"> (</span>{mark}'
+                f'<span class="visually-hidden">: {kind})</span></a></sup>'
             )
     return f'<th class="metric" scope="col">{text}</th>'
 
@@ -189,7 +242,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
         for t in tasks
     )
     model = (
-        '<th rowspan="2" class="model" scope="col">Model<span class="config">size · split'
+        '<th rowspan="2" class="model" scope="col">Model <span class="config">size · split'
         "</span></th>"
     )
     metrics_row = "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>"
@@ -197,15 +250,20 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
     body, flat = [], []
     for number, section in enumerate(sections):
         kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
+        title = f'<span class="section-title">{html.escape(section.title)}</span>'
         body.append(f'<tbody class="{kind}">')
-        body.append(
-            f'<tr class="section"><th colspan="{width}" scope="rowgroup">'
-            f'<span class="section-title">{html.escape(section.title)}</span></th></tr>'
-        )
+        body.append(f'<tr class="section"><th colspan="{width}" scope="rowgroup">{title}</th></tr>')
+        section_cell = f'<td class="section">{title}</td>'
+        block = f'<td class="block" data-order="{number}">{html.escape(section.block)}</td>'
         if not section.rows and section.empty:
             body.append(
                 f'<tr><td colspan="{width}" class="empty">'
                 f'<span class="section-title">{section.empty}</span></td></tr>'
+            )
+            missing = '<td class="num missing" data-order="-1"></td>' * len(cols)
+            flat.append(
+                f'<tr class="{kind}">{block}{section_cell}'
+                f'<th class="model empty" scope="row">{section.empty}</th>{missing}</tr>'
             )
         best = emphasis(section.rows, cols) if section.mark_best else {}
         ties = runner_up_ties(section.rows, best, cols) if section.mark_best else {}
@@ -222,10 +280,10 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
             )
             head = row_head(row, notes)
             body.append(f"<tr>{head}{cells}</tr>")
-            block = f'<td class="block" data-order="{number}">{html.escape(section.block)}</td>'
-            flat.append(f'<tr class="{kind}">{block}{head}{cells}</tr>')
+            flat.append(f'<tr class="{kind}">{block}{section_cell}{head}{cells}</tr>')
         body.append("</tbody>")
-    footnotes = "".join(source_note(mark, source) for source, mark in notes.items())
+    footnotes = mark_notes([r for section in sections for r in section.rows], cols)
+    footnotes += "".join(source_note(mark, source) for source, mark in notes.items())
     footnotes += "".join(
         f'<p class="klue-note" id="klue-metric-{task}-{key}"><sup>{number}</sup> '
         f"{html.escape(_task_label(tasks, task, key))}: {html.escape(metric_notes()[task, key])}"
@@ -238,24 +296,41 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
         f'<table class="klue-table">{caption}'
         f"<thead><tr>{model}{tasks_row}</tr>{metrics_row}</thead>{''.join(body)}</table>"
     )
-    block_head = '<th rowspan="2" class="block" scope="col">Block</th>'
+    block_head = (
+        '<th rowspan="2" class="block" scope="col">Block</th>'
+        '<th rowspan="2" class="section" scope="col">Section</th>'
+    )
     inner = (
         f"{caption}<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
         f"<tbody>{''.join(flat)}</tbody>"
     )
     interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
-    return f'<div class="klue-table-wrap">{interactive}</div>{footnotes}'
+    return f'{LAYOUT_NOTE}<div class="klue-table-wrap">{interactive}</div>{footnotes}'
+
+
+# How the table reads on a narrow screen (said above it).
+LAYOUT_NOTE = (
+    '<p class="klue-table-layout">On a narrow screen the model column stays pinned at the left '
+    "while the numbers scroll sideways beside it. A note on a cell is a short mark "
+    "(stale, †, ‡, +n), explained once below the table.</p>"
+)
 
 
 # The interactive KLUE table: every row on one page, sorted within its block (the blocks keep
-# their order), the block column filtered from a list of its values, one search box.
+# their order), the block column filtered from a list of its values, one search box; each block
+# opens with its section's heading row, as in the plain table (RowGroup over the hidden section
+# column).
 TABLE_OPTIONS = {
     "classes": ["klue-table"],
     "paging": False,
     "order": [],
     "orderFixed": {"pre": [0, "asc"]},
     "autoWidth": False,
-    "columnDefs": [{"targets": 0, "className": "dt-left", "columnControl": [["searchList"]]}],
+    "rowGroup": {"dataSrc": 1, "className": "section"},
+    "columnDefs": [
+        {"targets": 0, "className": "dt-left", "columnControl": [["searchList"]]},
+        {"targets": 1, "visible": False},
+    ],
     "layout": {"topStart": None, "topEnd": "search", "bottomStart": "info", "bottomEnd": None},
 }
 
@@ -303,6 +378,7 @@ def sections_for(
                 [],
                 empty="No paper-profile run yet: <code>kluebook run --profile paper</code> "
                 "adds its rows here.",
+                block="Reproduced, paper, dev",
             )
         )
     for profile, split in [k for k in groups if k[0] == "smoke"]:

@@ -142,13 +142,16 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         groups[key or ("unrecorded", "", "")].append((docname, record))
     for (model, profile, config), items in groups.items():
         if profile:
-            where = f"{profile} profile, {config or PROFILE_RECIPE}"
+            where = f"{profile} profile" + ("" if config else f", {PROFILE_RECIPE}")
         else:
             where = (
                 "pages whose record is missing or unreadable: their numbers are in no table "
                 f"(see the {{doc}}`status page </{STATUS_PAGE}>`)"
             )
-        text.append(f"### {model}\n\n*{where}*\n")
+        # Each configuration its own heading: a model's prompted runs differ by their shots
+        # and template, which the heading says.
+        heading = f"{model} ({config})" if config else model
+        text.append(f"### {heading}\n\n*{where}*\n")
         for docname, record in items:
             if record is None:
                 text.append(f"- {{doc}}`{docname.rsplit('/', 1)[-1]} </{docname}>`")

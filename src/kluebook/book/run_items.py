@@ -77,6 +77,7 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
     frame = items.frame
     count = len(frame)
     has = {name: name in frame for name in ("confidence", "top_answers", "prompt", "raw_answer")}
+    collapsed = [name.replace("_", " ") for name in ("prompt", "raw_answer") if has[name]]
     gold = (
         f"The gold and the text could not be read here ({items.missing_gold}): the table holds "
         "the predictions alone."
@@ -99,8 +100,9 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
             else ""
         )
         + (
-            " The prompt and the raw answer are collapsed: open one to read it."
-            if has["prompt"] or has["raw_answer"]
+            f" The {' and the '.join(collapsed)} {'are' if len(collapsed) > 1 else 'is'} "
+            "collapsed: open one to read it with its line breaks."
+            if collapsed
             else ""
         )
     )

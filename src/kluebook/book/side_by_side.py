@@ -89,10 +89,14 @@ def offered_runs(task: Task, records: list[RunRecord]) -> list[list[tuple[RunRec
     return [runs for runs in by_dev_set.values() if len(runs) > 1]
 
 
-def _default_pair(runs: list[RunRecord]) -> tuple[int, int]:
-    """The first run and the first of another configuration (else the first's next seed)."""
+def _default_pair(runs: list[RunRecord], items: DevSetAgreement) -> tuple[int, int]:
+    """The first run and the first of another configuration (else the first's next seed),
+    unless they agree on every item and another pair does not: then the first pair that
+    disagrees, so the view opens on a list with items in it."""
     first = configuration_key(runs[0])
-    return (0, next((i for i, r in enumerate(runs) if configuration_key(r) != first), 1))
+    preferred = (0, next((i for i, r in enumerate(runs) if configuration_key(r) != first), 1))
+    pairs = [preferred, *combinations(range(len(runs)), 2)]
+    return next((pair for pair in pairs if items.disagreements(*pair)), preferred)
 
 
 def dev_set_runs(
@@ -118,12 +122,13 @@ def dev_set_runs(
         return None, len(runs)
     limit = kept[0].parameters.get("dev_limit")
     dev_items = f"the first {limit} dev items" if limit else "every dev item"
+    items = dev_set_agreement(task, gold, answers)
     view = DevSetRuns(
         section,
         f"{dev_items} ({kept[0].data_source} data)",
         [OfferedRun(name, run_page(run, root)) for run, name in zip(kept, names, strict=True)],
-        dev_set_agreement(task, gold, answers),
-        _default_pair(kept),
+        items,
+        _default_pair(kept, items),
     )
     return view, len(runs) - len(kept)
 
@@ -139,10 +144,22 @@ def _run_link(run: OfferedRun, page: str) -> str:
 
 
 def counts_text(counts: Agreement) -> str:
-    """The 2x2 table of a pair as a sentence (the script writes the same one for a pick)."""
+    """The 2x2 table of a pair in words, its caption (the script writes the same one)."""
     return (
         f"Of the {counts.items} items: both right {counts.both}, only A right "
         f"{counts.only_a}, only B right {counts.only_b}, both wrong {counts.neither}."
+    )
+
+
+def counts_table(counts: Agreement) -> str:
+    """The 2x2 table of a pair: A right or wrong by B right or wrong (the script writes the
+    same one for a pick)."""
+    return (
+        f'<table class="klue-table pair-counts"><caption>{counts_text(counts)}</caption>'
+        '<thead><tr><td></td><th scope="col">B right</th><th scope="col">B wrong</th></tr>'
+        f'</thead><tbody><tr><th scope="row">A right</th><td>{counts.both}</td>'
+        f'<td>{counts.only_a}</td></tr><tr><th scope="row">A wrong</th>'
+        f"<td>{counts.only_b}</td><td>{counts.neither}</td></tr></tbody></table>"
     )
 
 
@@ -180,11 +197,24 @@ def _json_block(element_id: str, data: dict) -> str:
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
+def _option_texts(view: DevSetRuns) -> list[str]:
+    """Each run's name in its picker: what tells it apart from the view's other runs first
+    (seed, template, shots), then what they share, so a narrow picker cuts only the latter."""
+    parts = [run.name.split(", ") for run in view.runs]
+    shared = set.intersection(*(set(p) for p in parts))
+    texts = []
+    for mine in parts:
+        own = ", ".join(p for p in mine if p not in shared)
+        common = ", ".join(p for p in mine if p in shared)
+        texts.append(f"{own} — {common}" if own and common else own or common)
+    return texts
+
+
 def _picker(view: DevSetRuns, side: str, chosen: int) -> str:
     options = "".join(
         f'<option value="{n}"{" selected" if n == chosen else ""}>'
-        f"{n + 1}. {html.escape(run.name)}</option>"
-        for n, run in enumerate(view.runs)
+        f"{n + 1}. {html.escape(text)}</option>"
+        for n, text in enumerate(_option_texts(view))
     )
     control = f"{view.section}-{side.lower()}"
     return f'<label for="{control}">Run {side}</label><select id="{control}">{options}</select>'
@@ -253,8 +283,8 @@ def view_html(view: DevSetRuns, page: str) -> str:
     a, b = view.default
     up = posixpath.relpath(".", posixpath.dirname(page) or ".")
     pair = (
-        f"A is {_run_link(view.runs[a], page)}, B is {_run_link(view.runs[b], page)}. "
-        + counts_text(view.items.counts(a, b))
+        f"<p>A is {_run_link(view.runs[a], page)}, B is {_run_link(view.runs[b], page)}.</p>"
+        + counts_table(view.items.counts(a, b))
     )
     parts = [
         f'<div class="kluebook-side-by-side" id="{view.section}">',
@@ -262,7 +292,7 @@ def view_html(view: DevSetRuns, page: str) -> str:
         _json_block(f"{view.section}-data", view_data(view, page)),
         f'<div class="side-by-side-pick" hidden>{_picker(view, "A", a)}{_picker(view, "B", b)}'
         f"{_shown_items(view)}</div>",
-        f'<p class="side-by-side-counts" aria-live="polite">{pair}</p>',
+        f'<div class="side-by-side-counts" aria-live="polite">{pair}</div>',
         f'<div class="klue-table-wrap">{disagreements_table(view, page)}</div>',
         "<details><summary>The 2x2 table of every two runs</summary>",
         every_pair_table(view, page),

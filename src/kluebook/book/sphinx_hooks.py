@@ -6,7 +6,8 @@ Launch buttons. sphinx-book-theme builds its launch links from the page's own pa
 notebook pages of this book are executed runs under `book/runs/<task>/`: files the runner writes,
 most of them never committed, and not the notebook a student should start from. This hook, run
 after the theme's, points the launch buttons of every page of a task (its run pages and its
-methods page) at `notebooks/<task>.ipynb` in the repository (`repository` and `launch_buttons`
+methods page) at `notebooks/<task>.ipynb` (a prompted run's at `notebooks/prompted.ipynb`, the
+notebook that made it) in the repository (`repository` and `launch_buttons`
 in `_config.yml`), and removes them from a page whose task has no such notebook in the book's
 sources.
 
@@ -30,6 +31,10 @@ TASK_PAGE = re.compile(
     r"book/(?:runs/(?P<run>[\w-]+)/[^/]+|_generated/methods/(?P<methods>[\w-]+))"
 )
 INTERFACES = {"classic": "tree", "jupyterlab": "lab/tree"}
+# A prompted run's page (its configuration, after the model's name, begins with `prompted`): the
+# prompted notebook made it, whatever its task.
+PROMPTED_RUN = re.compile(r"book/runs/[\w-]+/[^/]*-prompted(,|-seed\d+$)")
+PROMPTED_NOTEBOOK = "notebooks/prompted.ipynb"
 
 
 def task_of(pagename: str) -> str | None:
@@ -84,13 +89,13 @@ def point_launch_buttons(app, pagename, templatename, context, doctree) -> None:
     theirs = [b for b in buttons if b.get("label") == "launch-buttons"]
     for group in theirs:
         buttons.remove(group)
-    notebook = f"notebooks/{task}.ipynb"
+    notebook = PROMPTED_NOTEBOOK if PROMPTED_RUN.match(pagename) else f"notebooks/{task}.ipynb"
     links = launch_links(app.config.html_theme_options, notebook)
     if not links or not (Path(app.srcdir) / notebook).is_file():
         return
     group = {
         "type": "group",
-        "tooltip": "Open this task's notebook on Binder or Colab",
+        "tooltip": f"Open {notebook} on Binder or Colab",
         "icon": "fas fa-rocket",
         "buttons": links,
         "label": "launch-buttons",

@@ -4,6 +4,7 @@ between them."""
 import html
 import posixpath
 from pathlib import Path
+from urllib.parse import quote
 
 from kluebook.common.paths import ROOT
 from kluebook.recording.records import RunRecord
@@ -37,6 +38,8 @@ def run_page(record: RunRecord, root: Path = ROOT) -> str | None:
 
 
 def href(from_page: str, to_page: str, anchor: str = "") -> str:
-    """A link from one page of the built site to another (both docnames), relative."""
-    target = posixpath.relpath(f"{to_page}.html", posixpath.dirname(from_page) or ".")
+    """A link from one page of the built site to another (both docnames), relative; the path
+    percent-encoded as Sphinx encodes its own links (a run page's commas as %2C), so that a
+    page has one address whichever link a reader followed."""
+    target = quote(posixpath.relpath(f"{to_page}.html", posixpath.dirname(from_page) or "."))
     return html.escape(target + (f"#{anchor}" if anchor else ""), quote=True)
