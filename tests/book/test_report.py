@@ -241,7 +241,7 @@ def test_the_status_page_links_every_run_and_lists_the_errors(tmp_path):
     runs = [valid_record({**record(1, 80.0), "notebook": notebook}), valid_record(failed)]
     status = render_status(runs, tmp_path)
     assert "## Topic classification (YNAT)" in status
-    assert "* - {doc}`kluebook/tiny-roberta · smoke · seed 1 </book/runs/ynat/smoke-" in status
+    assert "* - [kluebook/tiny-roberta · smoke · seed 1](/book/runs/ynat/smoke-" in status
     assert "* - kluebook/tiny-roberta · smoke · seed 3\n  - **failed** (below)\n" in status
     assert "- kluebook/tiny-roberta · smoke · seed 3: ValueError: boom" in status
 

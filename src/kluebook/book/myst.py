@@ -51,12 +51,10 @@ def code(value) -> str:
 
 
 def doc_link(title, docname: str) -> str:
-    """A `{doc}` link to the page `docname` (a docname of safe characters) with `title` as its
-    text: a role's text is never read as Markdown, and the link's target is its last `<…>`."""
-    inside = f"{one_line(title).strip() or docname} </{docname}>"
-    fence = _fence(inside)
-    pad = " " if inside.startswith("`") else ""
-    return f"{{doc}}{fence}{pad}{inside}{fence}"
+    """A link to the page `docname` (a docname of safe characters, `paths.file_name`) with
+    `title` as its text (`text`): a Markdown link, which MyST resolves to the page as `{doc}`
+    does, and whose text, unlike a role's, may hold any character."""
+    return f"[{text(title) or docname}](/{docname})"
 
 
 def list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> str:
