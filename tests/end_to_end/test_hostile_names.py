@@ -146,9 +146,9 @@ def test_no_name_reaches_a_file_name_or_an_address(hostile_book):
     for path in made:
         assert SAFE_NAME.fullmatch(path.name) or path.name.startswith("."), path
     hrefs = re.compile(r'(?:href|src|id)="([^"]*)"')
-    for page in site.rglob("*.html"):
+    for page in (p for p in site.rglob("*.html") if "_static" not in p.parts):
         for address in hrefs.findall(page.read_text(encoding="utf-8")):
-            unsafe = re.search(r"[<>\"`{}]|javascript:|onerror|%3C", address, re.I)
+            unsafe = re.search(r"[<>\"`{}]|javascript:|%3C|%22", address, re.I)
             assert not unsafe, (page, address)
 
 
@@ -168,8 +168,10 @@ def test_every_page_shows_the_names_as_text_and_runs_no_script_of_theirs(hostile
     with accessibility.served(site) as base_url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         tab = browser.new_page()
-        tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        opened = []
+        tab.on("dialog", lambda d: (dialogs.append(f"{opened[-1]}: {d.message}"), d.dismiss()))
         for page in pages:
+            opened.append(page)
             tab.goto(base_url + page)
             tab.wait_for_load_state("networkidle")
             if found := tab.evaluate(INJECTED):
