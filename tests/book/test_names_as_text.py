@@ -1,8 +1,8 @@
-"""A name from outside is text on a page and never shapes a file name: `myst.text`, `myst.code`
-and `myst.doc_link` put any string into MyST Markdown as the text it is (read back here by the
-book's own MyST parser, with its extensions), and `paths.file_name` keeps today's names and
-maps any other to safe characters and a hash. The built site, opened in a browser with such
-names, is tests/end_to_end/test_hostile_names.py."""
+"""A name from outside is text on a page and never shapes a file name: `myst.text`,
+`myst.code`, `myst.code_block` and `myst.doc_link` put any string into MyST Markdown as the text
+it is (read back here by the book's own MyST parser, with its extensions), and `paths.file_name`
+keeps today's names and maps any other to safe characters and a hash. The built site, opened in
+a browser with such names, is tests/end_to_end/test_hostile_names.py."""
 
 import re
 from dataclasses import replace
@@ -14,7 +14,7 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
-from kluebook.book.myst import code, doc_link, list_table, text
+from kluebook.book.myst import code, code_block, doc_link, list_table, text
 from kluebook.common.paths import CHECKOUT, CONFIGS, file_name
 from kluebook.running import run_plan
 from kluebook.training.checkpoints import model_slug
@@ -95,6 +95,13 @@ def test_code_is_one_code_span_holding_the_value(myst, value):
     found = Elements(myst.render(f"model {code(value)} here"))
     assert found.tags == ["p", "code"]
     assert found.text == shown(f"model {value} here")
+
+
+@pytest.mark.parametrize("value", HOSTILE + TODAY)
+def test_a_code_block_holds_the_value_on_one_line_and_nothing_after_it(myst, value):
+    found = Elements(myst.render(code_block(value, "bash") + "after"))
+    assert found.tags == ["pre", "code", "p"]
+    assert found.text == shown(f"{value} after")
 
 
 @pytest.mark.parametrize("value", HOSTILE + TODAY)

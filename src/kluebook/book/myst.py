@@ -50,6 +50,14 @@ def code(value) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
+def code_block(value, language: str) -> str:
+    """`value` as a fenced code block in `language`, on one line: a fence of backticks longer
+    than any run inside it (three at least), so no line of it can close the block."""
+    value = one_line(value)
+    fence = "`" * max(3, len(_fence(value)))
+    return f"{fence}{language}\n{value}\n{fence}\n"
+
+
 def doc_link(title, docname: str) -> str:
     """A link to the page `docname` (a docname of safe characters, `paths.file_name`) with
     `title` as its text (`text`): a Markdown link, which MyST resolves to the page as `{doc}`

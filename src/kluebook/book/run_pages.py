@@ -13,14 +13,13 @@ or the card reaches every page without executing anything.
 """
 
 import json
-import re
 import shlex
 from pathlib import Path
 
 import nbformat
 import papermill
 
-from kluebook.book.myst import code, list_table, one_line, text
+from kluebook.book.myst import code, code_block, list_table, text
 from kluebook.book.run_items import items_section
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import ROOT
@@ -206,13 +205,11 @@ def card(spec, record: RunRecord) -> str:
         ("Commit", code(commit)),
         ("Finished", text(record.finished_at)),
     ]
-    command = one_line(rerun_command(spec))
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", command)), default=0))
     return (
         "## Run card\n\n"
         f"{list_table([], [list(row) for row in rows], [20, 80])}\n"
         "This page again, from a checkout of the same commit:\n\n"
-        f"{fence}bash\n{command}\n{fence}\n"
+        f"{code_block(rerun_command(spec), 'bash')}"
     )
 
 
