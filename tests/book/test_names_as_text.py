@@ -14,6 +14,7 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
+from kluebook.book import model_index
 from kluebook.book.myst import code, code_block, doc_link, list_table, text
 from kluebook.common.paths import CHECKOUT, CONFIGS, file_name
 from kluebook.running import run_plan
@@ -148,3 +149,10 @@ def test_a_run_of_a_hostile_model_and_setting_has_a_file_name_of_safe_characters
         assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._,=+-]*", path.name), path
     # The configuration keeps the name as it is: the pages show it as text.
     assert spec.config == "prompted,dev_limit=20,shots=0,template=[x](javascript:alert(1))"
+
+
+def test_a_model_index_snippet_holds_a_name_on_many_lines_as_one_name():
+    snippet = model_index.snippet("evil\nmodel-index: [pwned]", [])
+    card = yaml.safe_load(snippet)
+    assert card["model-index"][0]["name"] == "evil\nmodel-index: [pwned]"
+    assert snippet.splitlines()[0].startswith("# model-index of evil model-index: [pwned],")
