@@ -6,6 +6,8 @@
 - The repository URL is set once, as `repository.url` in _config.yml: `{{ repository_url }}`
   in a page's source (prose or code block) becomes it, so every link and install line follows.
 - A banner on every page when the build holds smoke runs, saying what they are.
+- The page titles the theme writes unescaped (the printed page's heading, the sidebar's book
+  title) escaped: a run's title holds names from outside (`escape_theme_titles`).
 - One search box: the sidebar's (on a phone, the page header's button); the theme's top bar
   would add a second one on every desktop page.
 - The `book-citation` directive: how to cite this book, from CITATION.cff.
@@ -150,6 +152,15 @@ def add_banner(app, pagename, templatename, context, doctree):
     text = banner(run_profiles(app), link, has_prompted_smoke_runs(app))
     if text:
         context["theme_announcement"] = text
+
+
+def escape_theme_titles(app, pagename, templatename, context, doctree):
+    """`html-page-context` handler: the titles sphinx-book-theme puts into its templates as
+    plain text, unescaped (`pagetitle`, the printed page's heading; `root_title`, the sidebar's),
+    escaped: a title is text, whatever name it holds (the other titles Sphinx renders escaped)."""
+    for key in ("pagetitle", "root_title"):
+        if key in context and not isinstance(context[key], Markup):
+            context[key] = Markup.escape(context[key])
 
 
 class BookCitation(SphinxDirective):
@@ -382,4 +393,5 @@ def setup(app):
     app.connect("html-page-context", drop_thebe_styles, priority=902)
     app.connect("html-page-context", add_banner, priority=903)
     app.connect("html-page-context", name_the_nav_toggles, priority=904)
+    app.connect("html-page-context", escape_theme_titles, priority=905)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,8 @@
 """The book's own Sphinx extension (book/_ext/kluebook_sphinx.py): the smoke banner says what a
 build holds, the repository URL of the configuration fills every page's placeholder, no
 hand-written page spells the URL out, each figure a notebook draws gets a text alternative and
-each sidebar toggle a name (the built site's audit is tests/end_to_end/test_site_in_browser.py)."""
+each sidebar toggle a name, and the titles the theme writes unescaped are escaped (the built
+site's audit is tests/end_to_end/test_site_in_browser.py)."""
 
 import json
 import re
@@ -111,3 +112,14 @@ def test_each_sidebar_toggle_is_named_after_the_page_it_opens():
     named = extension.named_nav_toggles(html)
     assert '<summary aria-label="Pages under YNAT — results and runs">' in named
     assert "<summary><p" in named  # a toggle that shows its own text keeps it as its name
+
+
+def test_the_titles_the_theme_writes_unescaped_are_escaped_once():
+    title = 'NLI: <img src=x onerror=alert(1)> "a" & b, seed 1'
+    context = {"pagetitle": title, "root_title": "kluebook: KLUE, reproduced"}
+    for _ in range(2):  # a second pass leaves them as they are
+        extension.escape_theme_titles(None, "book/runs/nli/x", "page.html", context, None)
+    assert context["pagetitle"] == (
+        "NLI: &lt;img src=x onerror=alert(1)&gt; &#34;a&#34; &amp; b, seed 1"
+    )
+    assert context["root_title"] == "kluebook: KLUE, reproduced"

@@ -155,8 +155,7 @@ def test_the_task_page_lists_prompted_runs_with_their_shots_intervals_and_unpars
     landing = pages.landing_page(NLI, [record], rows, [], root=tmp_path)
     assert "### kluebook/tiny-qwen3 (prompted, 5 shots, dev_limit=20)\n\n*smoke profile*" in landing
     assert (
-        f"- {{doc}}`seed 1 </book/runs/nli/{name}>`: Accuracy 35.00 (95% CI 15.00–55.00); "
-        "0 unparsable"
+        f"- [seed 1](/book/runs/nli/{name}): Accuracy 35.00 (95% CI 15.00–55.00); 0 unparsable"
     ) in landing
     toc = pages.table_of_contents([NLI], [record], root=tmp_path)
     part = next(p for p in toc["parts"] if p["caption"] == "Tasks and their runs")

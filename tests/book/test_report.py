@@ -278,7 +278,7 @@ def test_the_status_page_links_every_run_and_lists_the_errors(tmp_path):
     runs = [valid_record({**record(1, 80.0), "notebook": notebook}), valid_record(failed)]
     status = render_status(runs, tmp_path)
     assert "## Topic classification (YNAT)" in status
-    assert "* - {doc}`kluebook/tiny-roberta · smoke · seed 1 </book/runs/ynat/smoke-" in status
+    assert "* - [kluebook/tiny-roberta · smoke · seed 1](/book/runs/ynat/smoke-" in status
     assert "* - kluebook/tiny-roberta · smoke · seed 3\n  - **failed** (below)\n" in status
     assert "- kluebook/tiny-roberta · smoke · seed 3: ValueError: boom" in status
 
@@ -295,3 +295,10 @@ def test_a_figure_of_a_task_with_no_scores_among_the_rows_says_so(tmp_path):
     assert result_figures.panels(sts, rows, []) == [(sts.metrics[0], [], True)]
     result_figures.task_figure(sts, rows, [], tmp_path / "sts.svg")
     assert "no results yet" in (tmp_path / "sts.svg").read_text()
+
+
+def test_a_figure_draws_a_model_named_like_math_as_its_text(tmp_path):
+    model = r"$\frac{a$ <b>"  # mathtext could not parse it
+    rows = reproduced_rows([valid_record(record(1, 80.0, model=model))])
+    result_figures.task_figure(get_task("ynat"), rows, [], tmp_path / "ynat.svg")
+    assert (tmp_path / "ynat.svg").read_text().startswith("<?xml")

@@ -175,3 +175,10 @@ def test_the_wos_instruction_lists_the_slots_of_the_official_ontology(klue_file)
     ontology = read_ontology(klue_file("wos-v1.1/ontology.json"))
     template, _ = task_prompting("wos")
     assert listed_slots(template.instruction.replace("\n", " ")) == set(ontology)
+
+
+def test_a_template_is_named_by_its_file_in_the_task_folder_never_by_a_path():
+    folder = get_task("nli").folder
+    for name in ("../prompts/standard", "prompts/../standard", str(folder / "prompts/standard")):
+        with pytest.raises(KluebookError, match="no such template; known: brief, reworded"):
+            task_prompting("nli", name)

@@ -4,4 +4,9 @@ the task table, prediction formats and methods pages, `registry_pages`; the task
 and the table of contents, `pages`; the run pages; the results page with the KLUE table, the
 gap to the published numbers, its figures and downloads; the sensitivity to the prompt,
 `prompt_sensitivity`; the errata page and the corrected values, `errata_page`; the status
-page; the cost of the prompted runs on the prompting page, `cost_table`)."""
+page; the cost of the prompted runs on the prompting page, `cost_table`).
+
+Every string from outside (a model name or id, a template, a configuration, a `--set` value, an
+error, anything a record holds) enters a generated page's Markdown through `myst` (`text`,
+`code`, `code_block`, `doc_link`), and HTML built here escapes it, so a name is text on every
+page; a run's file names and page address are made of safe characters (`paths.file_name`)."""

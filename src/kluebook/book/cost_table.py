@@ -4,7 +4,7 @@ runs whose records count them (`Prompted.usage`), and the tokens per second of t
 
 import pandas as pd
 
-from kluebook.book.myst import list_table
+from kluebook.book.myst import list_table, text
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import all_tasks
 
@@ -49,8 +49,8 @@ def render_cost(records: list[RunRecord]) -> str:
     titles = {name: task.title for name, task in all_tasks().items()}
     rows = [
         [
-            titles.get(row.task, row.task),
-            row.backend,
+            text(titles.get(row.task, row.task)),
+            text(row.backend),
             f"{row.runs:,}",
             f"{row.requests:,}",
             f"{row.cache_hits:,}",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from kluebook.book import myst
 from kluebook.book.run_items import download_links
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.recording.records import RunRecord
@@ -29,7 +30,8 @@ def run_downloads(records: list[RunRecord], root: Path = ROOT) -> str:
         links = download_links(record, root) if run_page(record, root) else ""
         if links and record.status == "succeeded":
             lines.append(
-                f"- {record.task} · `{record.model}` · {record.profile} · {record.config} · "
+                f"- {myst.text(record.task)} · {myst.code(record.model)} · "
+                f"{myst.text(record.profile)} · {myst.text(record.config)} · "
                 f"seed {record.seed}: {links}"
             )
     if not lines:
@@ -68,7 +70,7 @@ def downloads_markdown(rows: list[Row], records: list[RunRecord] = (), root: Pat
     for model in models:
         name = f"{model_slug(model)}.yaml"
         text += (
-            f"\n:::{{dropdown}} {model}\n"
+            f"\n:::{{dropdown}} {myst.text(model)}\n"
             f"{{download}}`{name} <{generated}/model-index/{name}>`\n\n"
             f"```{{literalinclude}} {generated}/model-index/{name}\n:language: yaml\n```\n:::\n"
         )

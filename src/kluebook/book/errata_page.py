@@ -10,7 +10,7 @@ and every page says which it is."""
 import html
 
 from kluebook.book.klue_table import correcting_errata, short_name
-from kluebook.book.myst import list_table
+from kluebook.book.myst import code, list_table, text
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.results.aggregation import Row, corrected_key
 from kluebook.results.links import ERRATA_PAGE, href
@@ -157,7 +157,8 @@ def effect_lines(erratum: Erratum, task: Task, rows: list[Row]) -> list[str]:
                 continue
             facts = ", ".join(f for f in (row.profile, row.split, row.configuration) if f)
             lines.append(
-                f"- `{row.label}` ({facts}): {metric.label} {mine.mean:.2f} → {fixed.mean:.2f} "
+                f"- {code(row.label)} ({text(facts)}): {metric.label} {mine.mean:.2f} → "
+                f"{fixed.mean:.2f} "
                 f"({fixed.mean - mine.mean:+.2f}, n={len(fixed.values)})"
                 + (f", stale: {fixed.stale} changed" if fixed.stale else "")
             )

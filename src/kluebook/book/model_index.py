@@ -7,6 +7,7 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCardData
 
 from kluebook.book.klue_table import short_name
+from kluebook.book.myst import one_line
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.recording.fingerprints import PROMPTED
 from kluebook.results.aggregation import method_text
@@ -69,7 +70,8 @@ def snippet(model: str, rows) -> str:
         else ""
     )
     return (
-        f"# model-index of {model}, from kluebook's run records (dev-set means over seeds).\n"
+        f"# model-index of {one_line(model)}, from kluebook's run records (dev-set means over "
+        "seeds).\n"
         "# Paste it into the YAML header of the model card (between the --- lines).\n"
         f"{warning}{card.to_yaml()}\n"
     )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import yaml
 
-from kluebook.book import registry_pages
+from kluebook.book import myst, registry_pages
 from kluebook.book.errata_page import task_errata
 from kluebook.book.klue_table import sections_for, table_html
-from kluebook.book.myst import list_table
+from kluebook.book.myst import doc_link, list_table
 from kluebook.book.prompt_sensitivity import sensitivity_markdown
 from kluebook.book.results_page import figure_path
 from kluebook.book.side_by_side import side_by_side
@@ -142,7 +142,7 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         groups[key or ("unrecorded", "", "")].append((docname, record))
     for (model, profile, config), items in groups.items():
         if profile:
-            where = f"{profile} profile" + ("" if config else f", {PROFILE_RECIPE}")
+            where = f"{myst.text(profile)} profile" + ("" if config else f", {PROFILE_RECIPE}")
         else:
             where = (
                 "pages whose record is missing or unreadable: their numbers are in no table "
@@ -151,21 +151,21 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
         # Each configuration its own heading: a model's prompted runs differ by their shots
         # and template, which the heading says.
         heading = f"{model} ({config})" if config else model
-        text.append(f"### {heading}\n\n*{where}*\n")
+        text.append(f"### {myst.text(heading)}\n\n*{where}*\n")
         for docname, record in items:
             if record is None:
-                text.append(f"- {{doc}}`{docname.rsplit('/', 1)[-1]} </{docname}>`")
+                text.append(f"- {doc_link(docname.rsplit('/', 1)[-1], docname)}")
                 continue
             seed = f"seed {record.seed}"
             if record.outcome is None:
                 error = record.error or "no error recorded"
-                text.append(f"- {seed}: **{record.status}**, {error}")
+                text.append(f"- {seed}: **{myst.text(record.status)}**, {myst.text(error)}")
                 continue
             scores = scores_text(task, record)  # each with its 95% bootstrap interval
             if scores and record.outcome.prompted is not None:
                 scores += f"; {record.outcome.prompted.unparsable} unparsable"
             wall = f" · {record.wall_time_s:,.0f} s" if record.wall_time_s else ""
-            text.append(f"- {{doc}}`{seed} </{docname}>`" + (f": {scores}{wall}" if scores else ""))
+            text.append(f"- {doc_link(seed, docname)}" + (f": {scores}{wall}" if scores else ""))
         text.append("")
     return "\n".join(text) + "\n"
 

@@ -5,7 +5,7 @@ with the task's sensitivity figure (`result_figures.sensitivity_figure`)."""
 
 from pathlib import Path
 
-from kluebook.book.myst import list_table
+from kluebook.book.myst import code, list_table, text
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.results.sensitivity import BETTER, WORSE, Ranking, Spread, Sweep
 from kluebook.results.uncertainty import interval_text
@@ -40,14 +40,14 @@ def _spread_table(task: Task, spreads: list[Spread]) -> str:
     rows = []
     for spread in spreads:
         each = "; ".join(
-            f"{t.template} {t.mean:.2f}"
+            f"{text(t.template)} {t.mean:.2f}"
             + (f" ({interval_text(t.interval)})" if t.interval else "")
-            + (f", stale: {t.stale}" if t.stale else "")
+            + (f", stale: {text(t.stale)}" if t.stale else "")
             for t in spread.templates
         )
         rows.append(
             [
-                f"`{spread.model}`",
+                code(spread.model),
                 labels.get(spread.metric, spread.metric),
                 f"{len(spread.templates)} templates, {len(spread.runs)} runs",
                 f"{spread.low:.2f}",
@@ -64,7 +64,7 @@ def _spread_table(task: Task, spreads: list[Spread]) -> str:
 
 def _templates(ranking: Ranking, verdict: str) -> str:
     found = ranking.templates_where(verdict)
-    shown = f" ({', '.join(found)})" if found else ""
+    shown = f" ({text(', '.join(found))})" if found else ""
     return f"{len(found)} of {len(ranking.verdicts)}{shown}"
 
 
@@ -73,8 +73,8 @@ def _ranking_table(task: Task, rankings: list[Ranking]) -> str:
     neither = "not distinguishable with this dev set"
     rows = [
         [
-            f"`{r.a}`",
-            f"`{r.b}`",
+            code(r.a),
+            code(r.b),
             labels.get(r.metric, r.metric),
             _templates(r, BETTER),
             _templates(r, WORSE),
@@ -90,7 +90,7 @@ def _ranking_table(task: Task, rankings: list[Ranking]) -> str:
 def sweep_markdown(task: Task, sweep: Sweep) -> str:
     """One sweep's spreads and rankings, under a line that says how its runs were made."""
     parts = [
-        f"**{sweep.profile} profile, {sweep.setting}** on {sweep.split}"
+        f"**{text(sweep.profile)} profile, {text(sweep.setting)}** on {text(sweep.split)}"
         + (" (a pipeline check, not a KLUE score)" if sweep.profile == "smoke" else "")
         + ":\n",
         _spread_table(task, sweep.spreads),

@@ -7,6 +7,7 @@ import inspect
 import re
 
 from kluebook.book.klue_table import metrics_anchor
+from kluebook.book.myst import code
 from kluebook.prompting.registry import task_prompting
 from kluebook.results.calibration import CORRECTIONS
 from kluebook.tasks import Task
@@ -162,7 +163,8 @@ def template_table(task_name: str, names: list[str]) -> str:
         template, _ = task_prompting(task_name, name)
         instruction = " ".join(template.instruction.split())
         words = ", ".join(f"{a} → {w}" for a, w in template.answer_words.items()) or "the task's"
-        rows.append(f"| `{name}` | {instruction} | `{template.answer_prefix}` | {words} |")
+        named = code(name).replace("|", "\\|")  # a pipe in a table's cell, even in code
+        rows.append(f"| {named} | {instruction} | `{template.answer_prefix}` | {words} |")
     return (
         f"The task's {len(names)} templates, each recorded by its name in the runs made with "
         "it:\n\n"

@@ -32,6 +32,7 @@ STYLE = {
     "legend.fontsize": 12,
     "svg.fonttype": "path",
     "svg.hashsalt": "kluebook",  # the same records give the same file
+    "text.parse_math": False,  # a name is text: a `$` in a model or a template is not math
 }
 
 

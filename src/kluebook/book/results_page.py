@@ -4,6 +4,7 @@ downloads and the failed runs."""
 
 from pathlib import Path
 
+from kluebook.book import myst
 from kluebook.book.downloads import downloads_markdown
 from kluebook.book.errata_page import corrected_html
 from kluebook.book.gap_table import gap_html
@@ -83,8 +84,8 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
     if failed:
         kept = {run_key(r) for r in records if r.status == "succeeded"}
         items = "\n".join(
-            f"- {r.task} · `{r.model}` · {r.profile} · {r.config} · "
-            f"seed {r.seed}: {r.error or 'no error recorded'}"
+            f"- {myst.text(r.task)} · {myst.code(r.model)} · {myst.text(r.profile)} · "
+            f"{myst.text(r.config)} · seed {r.seed}: {myst.text(r.error or 'no error recorded')}"
             + ("; its last good result stays in the table" if run_key(r) in kept else "")
             for r in failed
         )
@@ -107,7 +108,9 @@ def build_contents(records: list[RunRecord], root: Path = ROOT) -> str:
     for profile, method in sorted(kinds, key=lambda k: (k[0] == "smoke", k[0], k[1])):
         mine = [r for r in rows if (r.profile, r.method) == (profile, method)]
         items = ", ".join(
-            f"`{r.model}`{f' ({r.configuration})' if r.configuration else ''} on {r.split}, "
+            f"{myst.code(r.model)}"
+            f"{f' ({myst.text(r.configuration)})' if r.configuration else ''} on "
+            f"{myst.text(r.split)}, "
             f"{seeds} seed{'s' if seeds > 1 else ''}"
             for r in mine
             for seeds in [max(len(c.values) for c in r.cells.values())]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 
+from kluebook.book import myst
 from kluebook.book.item_browser import browser_html
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, ROOT
@@ -79,8 +80,8 @@ def items_section(task: Task, record: RunRecord, root: Path = ROOT) -> list:
     has = {name: name in frame for name in ("confidence", "top_answers", "prompt", "raw_answer")}
     collapsed = [name.replace("_", " ") for name in ("prompt", "raw_answer") if has[name]]
     gold = (
-        f"The gold and the text could not be read here ({items.missing_gold}): the table holds "
-        "the predictions alone."
+        f"The gold and the text could not be read here ({myst.text(items.missing_gold)}): the "
+        "table holds the predictions alone."
         if items.missing_gold
         else "Each has its text, its gold, the prediction and whether it is right (`correct`, "
         "as `kluebook compare` counts an item right for its paired test)"

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from kluebook.book.myst import list_table
+from kluebook.book.myst import code, code_block, list_table, text
 from kluebook.book.run_items import items_section
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import ROOT
@@ -36,13 +36,12 @@ from kluebook.training.recipes import resolve_recipe
 
 
 def _code(value) -> str:
-    """A parameter value as Python would spell it, in backticks."""
-    text = (
+    """A parameter value as Python would spell it, as inline code."""
+    return code(
         json.dumps(display_path(value), ensure_ascii=False)
         if isinstance(value, str)
         else repr(value)
     )
-    return f"`{text}`"
 
 
 def parameters_table(spec, record: RunRecord | None = None, notebook: Path | None = None) -> str:
@@ -123,11 +122,11 @@ def switches_text(spec, outcome: records.Outcome) -> str:
     recipe = outcome.recipe
     official = resolve_recipe(spec.task, spec.model, "paper", {}).switches()
     changed = [
-        f"`{name}` {recipe[name]} (official: {value})"
+        f"`{name}` {text(recipe[name])} (official: {value})"
         for name, value in official.items()
         if name in recipe and recipe[name] != value
     ]
-    changed += outcome.deviations
+    changed += [text(deviation) for deviation in outcome.deviations]
     listed = "; ".join(changed) if changed else "none: the official behaviour throughout"
     return f"{listed} ({{ref}}`deviations`)"
 
@@ -158,7 +157,7 @@ def card(spec, record: RunRecord) -> str:
         if best.step is not None and last.step is not None
         else ""
     )
-    libraries = " · ".join(f"{k} {v}" for k, v in outcome.libraries.items())
+    libraries = text(" · ".join(f"{k} {v}" for k, v in outcome.libraries.items()))
     counts = outcome.counts
     epochs = outcome.recipe.get("epochs")
     speed = outcome.train_examples_per_second
@@ -181,17 +180,20 @@ def card(spec, record: RunRecord) -> str:
             f"{{ref}}`task-{task.name}` (its {{ref}}`methods page <methods-{task.name}>`)",
         ),
         ("Dev scores", f"{scores}{checkpoint}; in the {{doc}}`results table </book/results>`"),
-        ("Model", f"`{checkpoints.model_id(spec.model)}`, revision `{outcome.model_revision}`"),
-        ("Profile · seed", f"{spec.profile} · {spec.seed}"),
-        ("Configuration", f"`{spec.config}`" if spec.config else "the profile's recipe"),
+        (
+            "Model",
+            f"{code(checkpoints.model_id(spec.model))}, revision {code(outcome.model_revision)}",
+        ),
+        ("Profile · seed", f"{text(spec.profile)} · {spec.seed}"),
+        ("Configuration", code(spec.config) if spec.config else "the profile's recipe"),
         ("Switches off the official code", switches_text(spec, outcome)),
         (
             "Data",
-            f"{record.data_source}; "
-            + ", ".join(f"{k} {v:,}" for k, v in counts.items())
-            + f"; checksum `{outcome.data_checksum}`",
+            f"{text(record.data_source)}; "
+            + ", ".join(f"{text(k)} {v:,}" for k, v in counts.items())
+            + f"; checksum {code(outcome.data_checksum)}",
         ),
-        ("Device", outcome.device),
+        ("Device", text(outcome.device)),
         (
             "Wall time",
             f"{_number(record.wall_time_s, ' s')} for the run, "
@@ -200,14 +202,14 @@ def card(spec, record: RunRecord) -> str:
         ("Peak memory", memory),
         ("Throughput", throughput),
         ("Libraries", libraries or "not recorded"),
-        ("Commit", f"`{commit}`"),
-        ("Finished", record.finished_at),
+        ("Commit", code(commit)),
+        ("Finished", text(record.finished_at)),
     ]
     return (
         "## Run card\n\n"
         f"{list_table([], [list(row) for row in rows], [20, 80])}\n"
         "This page again, from a checkout of the same commit:\n\n"
-        f"```bash\n{rerun_command(spec)}\n```\n"
+        f"{code_block(rerun_command(spec), 'bash')}"
     )
 
 
@@ -222,12 +224,12 @@ def summary_card(spec, record: RunRecord) -> str:
     )
     dev = record.outcome.counts.get("dev")
     split = record_split(record)
-    data = f"{spec.data_source} data, {split}" + (f", {dev:,} examples" if dev else "")
+    data = text(f"{spec.data_source} data, {split}") + (f", {dev:,} examples" if dev else "")
     wall = _number(record.wall_time_s, " s", 0)
-    commit = f"`{(record.git_commit or 'unknown')[:12]}`"
+    commit = code((record.git_commit or "unknown")[:12])
     rows = [
-        ["Model", f"`{display_path(spec.model)}`"],
-        ["Profile", spec.profile],
+        ["Model", code(display_path(spec.model))],
+        ["Profile", text(spec.profile)],
         *([["Method", prompted_text(record)]] if record.outcome.prompted else []),
         ["Data and split", data],
         ["Dev scores", scores or "—"],
@@ -250,7 +252,7 @@ def trivial_rows(task: Task, record: RunRecord) -> list[list[str]]:
     if prompted is None or not prompted.baselines:
         return []
     trivial = "; ".join(
-        f"{TRIVIAL[name]} {shown(baseline.answer)}: "
+        f"{TRIVIAL[name]} {text(shown(baseline.answer))}: "
         + ", ".join(
             f"{m.label} {baseline.metrics[m.key]:.2f}"
             for m in task.metrics
@@ -259,7 +261,7 @@ def trivial_rows(task: Task, record: RunRecord) -> list[list[str]]:
         for name, baseline in prompted.baselines.items()
     )
     reasons = degenerate_reasons(task, record)
-    verdict = "**degenerate**: " + "; ".join(reasons) if reasons else "none found"
+    verdict = "**degenerate**: " + text("; ".join(reasons)) if reasons else "none found"
     return [["Trivial predictors", trivial], ["Degenerate answers", verdict]]
 
 
@@ -277,7 +279,7 @@ def prompted_text(record: RunRecord) -> str:
     )
     return (
         f"{method_text(record.method, prompted.shots)} with the template "
-        f"`{prompted.template}` (demonstrations drawn with seed "
+        f"{code(prompted.template)} (demonstrations drawn with seed "
         f"{prompted.demonstration_seed}), answered by {answered} ({{ref}}`prompting`); "
         f"{prompted.unparsable:,}{of} answers unparsable, scored as wrong{ungrounded}"
     )
@@ -309,12 +311,13 @@ def smoke_notice(method: str = fingerprints.FINE_TUNED) -> str:
 
 def title(spec, record: RunRecord | None = None) -> str:
     """`<task title>: <model>, <profile>[, <configuration>], seed <N>`; a prompted run's
-    configuration opens with its method and shots (`prompted, 5 shots`)."""
+    configuration opens with its method and shots (`prompted, 5 shots`). Markdown: the names in
+    it are text (`myst.text`)."""
     shots = run_shots(record) if record is not None else spec.extra.get("shots")
     named = configuration_text(spec.method, spec.config or DEFAULT_CONFIG, shots)
     config = f", {named}" if named else ""
     model = checkpoints.model_id(spec.model)
-    return f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}"
+    return text(f"{spec.task.title}: {model}, {spec.profile}{config}, seed {spec.seed}")
 
 
 def make_page(

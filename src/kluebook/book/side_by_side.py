@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+from kluebook.book import myst
 from kluebook.book.item_browser import item_anchor
 from kluebook.book.table_assets import datatable
 from kluebook.common.errors import KluebookError
@@ -335,6 +336,6 @@ def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = R
     ]
     for view in views:
         if len(views) > 1:
-            text.append(f"### {len(view.runs)} runs on {view.dev_items}\n")
+            text.append(f"### {len(view.runs)} runs on {myst.text(view.dev_items)}\n")
         text.append(view_html(view, page) + "\n")
     return "\n".join(text)

@@ -5,7 +5,7 @@ one leaves in place; and the files under results/ that are not readable records.
 from collections import defaultdict
 from pathlib import Path
 
-from kluebook.book.myst import list_table
+from kluebook.book.myst import code, doc_link, list_table, text
 from kluebook.common.paths import ROOT
 from kluebook.recording.records import RunRecord, Unreadable
 from kluebook.results.aggregation import record_order
@@ -15,7 +15,7 @@ from kluebook.tasks import all_tasks
 
 
 def unreadable_section(unreadable: list[Unreadable]) -> str:
-    items = "\n".join(f"- `{u.path}`: {u.reason}" for u in unreadable)
+    items = "\n".join(f"- {code(u.path)}: {text(u.reason)}" for u in unreadable)
     return (
         "## Unreadable records\n\nThese files under `results/` are not readable run records "
         "(cut short, or not records of this kluebook): they are in no table until they are "
@@ -44,36 +44,31 @@ def render_status(
         rows, errors = [], []
         for r in mine:
             config = "" if r.is_default_config else f" · {r.config}"
-            text = f"{r.model} · {r.profile}{config} · seed {r.seed}"
+            name = f"{r.model} · {r.profile}{config} · seed {r.seed}"
             page = run_page(r, root)
-            run = f"{{doc}}`{role_text(text)} </{page}>`" if page else text
+            run = doc_link(name, page) if page else text(name)
             status = r.status
             if status in ("failed", "interrupted"):
-                error = r.error or "no error recorded"
+                error = text(r.error or "no error recorded")
                 good = kept.get(run_key(r))
                 if good is not None:
-                    error += f" (its result of {good.finished_at[:10]} stays in the book)"
-                errors.append(f"- {text}: {error}")
+                    error += f" (its result of {text(good.finished_at[:10])} stays in the book)"
+                errors.append(f"- {text(name)}: {error}")
                 status = f"**{status}** (below)"
             elif stale_reason(r, today):
-                status = f"**stale**: {stale_reason(r, today)} changed"
+                status = f"**stale**: {text(stale_reason(r, today))} changed"
             wall = f"{r.wall_time_s:,.0f} s"
-            finished = r.finished_at.replace("T", " ")[:16]
-            commit = f"`{(r.git_commit or 'unknown')[:12]}`"
-            device = r.outcome.device if r.outcome else "—"
+            finished = text(r.finished_at.replace("T", " ")[:16])
+            commit = code((r.git_commit or "unknown")[:12])
+            device = text(r.outcome.device) if r.outcome else "—"
             rows.append([run, status, wall, finished, device, commit])
         header = ["run", "status", "wall time", "finished", "device", "commit"]
-        text = f"## {title}\n\n" + list_table(header, rows, [34, 13, 9, 14, 16, 14])
+        section = f"## {text(title)}\n\n" + list_table(header, rows, [34, 13, 9, 14, 16, 14])
         if errors:
-            text += "\nErrors of the failed runs:\n\n" + "\n".join(errors)
-        parts.append(text)
+            section += "\nErrors of the failed runs:\n\n" + "\n".join(errors)
+        parts.append(section)
     newest = max((r for r in records if r.outcome), key=lambda r: r.finished_at, default=None)
     if newest:
-        versions = ", ".join(f"{k} {v}" for k, v in newest.outcome.libraries.items())
+        versions = text(", ".join(f"{k} {v}" for k, v in newest.outcome.libraries.items()))
         parts.append(f"Library versions of the most recent run: {versions}.")
     return "\n\n".join(parts) + "\n"
-
-
-def role_text(text: str) -> str:
-    """Text safe inside a MyST role's `text <target>` form."""
-    return text.replace("<", "‹").replace(">", "›").replace("`", "'")

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import typer
 
 from kluebook.common.errors import KluebookError
-from kluebook.common.paths import CONFIGS
+from kluebook.common.paths import CONFIGS, FILE_NAME_CHARACTERS
 from kluebook.prompting.server_options import API_KEY_VARIABLES
 from kluebook.tasks import all_tasks
 
@@ -92,9 +92,19 @@ Tasks = Annotated[
         help=f"Comma-separated tasks among {TASK_NAMES} (default: every task with a notebook)."
     ),
 ]
+# How a name from outside (a model, a served model, a --set value) names a run's files and page.
+NAMES_IN_FILES = (
+    "Any name is accepted and shown as the text it is on every page; in a run's file names and "
+    f"page address it keeps only {FILE_NAME_CHARACTERS} (a local folder: its name and a hash of "
+    "its files), a name with any other character (a space, markup, a letter outside ASCII) "
+    "becoming those characters and a hash of the whole name."
+)
 Models = Annotated[
     str | None,
-    typer.Option(help="Comma-separated model ids or paths (default: the profile's run matrix)."),
+    typer.Option(
+        help="Comma-separated model ids or paths (default: the profile's run matrix). "
+        + NAMES_IN_FILES
+    ),
 ]
 Seeds = Annotated[
     str | None, typer.Option(help="Comma-separated seeds, e.g. 1,2,3 (default: the run matrix's).")
@@ -125,7 +135,8 @@ Settings = Annotated[
     typer.Option(
         "--set",
         help="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
-        "eval_schedule=trainer (the switches are on the book's deviations page); repeatable.",
+        "eval_schedule=trainer (the switches are on the book's deviations page); repeatable. "
+        "The settings name the run's configuration: " + NAMES_IN_FILES,
     ),
 ]
 ScoringSwitches = Annotated[

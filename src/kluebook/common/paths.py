@@ -17,6 +17,7 @@ The package works from a checkout of the repository and when installed from a wh
 """
 
 import functools
+import hashlib
 import os
 import re
 import sys
@@ -97,3 +98,27 @@ def _scrubber(paths: tuple[tuple[str, str], ...]):
         return found.group(1) + instead
 
     return lambda text: pattern.sub(replace, text)
+
+
+# The characters a name keeps in a file name and a page's address (`file_name`).
+FILE_NAME_CHARACTERS = "A-Z a-z 0-9 . _ , = + -"
+_OUTSIDE_FILE_NAME = re.compile(r"[^A-Za-z0-9._,=+-]+")
+# How much of a name a file name keeps before the hash of the whole name.
+FILE_NAME_KEPT = 60
+
+
+def file_name(name: str, whole: str | None = None) -> str:
+    """`name` as part of a file name and of a page's address: as it is when it holds only
+    `FILE_NAME_CHARACTERS` and opens with a letter, digit or `_`; else each run of other
+    characters as `_`, cut to `FILE_NAME_KEPT` characters, and `-` with the first 8 hex digits
+    of the SHA-256 of `whole` (the full name it stands for; `name` by default), so two names
+    never share a file. No name can shape a path, a tag or a link this way."""
+    if (
+        name
+        and not _OUTSIDE_FILE_NAME.search(name)
+        and not name.startswith((".", ",", "=", "+", "-"))
+    ):
+        return name
+    digest = hashlib.sha256((whole if whole is not None else name).encode()).hexdigest()[:8]
+    kept = _OUTSIDE_FILE_NAME.sub("_", name).strip("._,=+-")[:FILE_NAME_KEPT]
+    return f"{kept}-{digest}" if kept else digest

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from kluebook.common.paths import CACHE, RESULTS, ROOT, RUNS
+from kluebook.common.paths import CACHE, RESULTS, ROOT, RUNS, file_name
 from kluebook.data.loading import data_checksum
 from kluebook.prompting.server_options import ServerOptions
 from kluebook.recording import fingerprints, provenance, records
@@ -62,7 +62,9 @@ class RunSpec:
 
     @property
     def stem(self) -> str:
-        config = f"-{self.config}" if self.config else ""
+        """The run's file names: its model's (`model_slug`), configuration and seed, each of
+        safe characters (`paths.file_name`), today's names unchanged."""
+        config = f"-{file_name(self.config)}" if self.config else ""
         return f"{checkpoints.model_slug(self.model)}{config}-seed{self.seed}"
 
     @property

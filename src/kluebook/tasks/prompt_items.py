@@ -161,9 +161,10 @@ def template_names(task_folder: Path) -> list[str]:
 
 
 def template_path(task_folder: Path, name: str) -> Path:
-    """The file of the template `name` of a task folder (one-line error naming the others)."""
+    """The file of the template `name` of a task folder (one-line error naming the others): one
+    of its templates by name, never a path elsewhere."""
     path = task_folder / TEMPLATES_FOLDER / f"{name}.yaml"
-    if not path.is_file():
+    if name not in template_names(task_folder):
         known = template_names(task_folder)
         if not known:
             raise KluebookError(

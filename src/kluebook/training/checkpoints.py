@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from kluebook.common.errors import KluebookError
-from kluebook.common.paths import CONFIGS, ROOT
+from kluebook.common.paths import CONFIGS, ROOT, file_name
 from kluebook.training.tiny_model import TINY_CAUSAL_LM, TINY_MODEL
 
 UNLISTED = {"family": "unknown", "size": "base"}
@@ -135,5 +135,7 @@ def model_id(model: str) -> str:
 
 def model_slug(model: str) -> str:
     """A file-name-safe form of a model's id: `klue/roberta-base` -> `klue--roberta-base`,
-    a local folder -> `standin-roberta-1a2b3c4d5e6f`."""
-    return model_id(model).strip("/").replace("/", "--").replace(" ", "_").replace("@", "-")
+    a local folder -> `standin-roberta-1a2b3c4d5e6f`; an id of other characters (markup, a
+    space, a letter outside ASCII) as its safe characters and a hash of the id (`file_name`)."""
+    name = model_id(model)
+    return file_name(name.strip("/").replace("/", "--").replace(" ", "_").replace("@", "-"), name)
