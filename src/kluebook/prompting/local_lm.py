@@ -1,19 +1,28 @@
 """Backend A: a local `transformers` causal LM (a hub id at a pinned commit, a local folder, or
 the offline tiny stand-in), batched with left padding, on the run's GPU where there is one.
 
-Prompts are sorted by length and answered in batches, each row padded on the left so that
-every row's last token is the last position: generation continues all rows at once. In rank
-mode the choices of a prompt share one pass over the tokens the rank rule conditions them on
-(`conditioning_length`): those of a batch of prompts are run once, left padded, and every
-choice's remaining tokens are scored after its prompt's keys and values (a prompt's 30
-relations cost one prompt, not 30). Position ids count real tokens only, so a padded row is
-scored as it would be alone. bf16 on a GPU that supports it,
-else float32. The tokenizer's chat template is applied where it has one, unless the run asks
-for the plain prompt (`use_chat_template`).
+What every prompt of a call shares is computed once: one draw of demonstrations serves every
+item of a run, so all its prompts begin with the same tokens (a chat template's opening, the
+instruction, the demonstrations). The longest token prefix common to all of them (tokens, not
+text: a token that merges across the end of the shared text is not shared) is run once, and
+each batch reads its keys and values as views, one copy whatever the batch size.
+
+Prompts are sorted by length and answered in batches after those tokens, each row's own tokens
+padded on the left so that every row's last token is the last position: generation continues
+all rows at once. In rank mode a prompt's choices are scored in the prompt's own pass: its row
+holds its tokens up to those the rank rule conditions them on (`conditioning_length`), then
+each choice's remaining tokens but the last, each attending to the prompt and to its own
+earlier tokens only (a 4D mask), so a one-token choice is read from the prompt's last position
+and a prompt's 30 relations cost one row, not 30. Position ids count real tokens only, so a
+padded row is scored as it would be alone. A model whose layers look back a sliding window
+shares no prefix (its mask keeps the window). bf16 on a GPU that supports it, else float32. The
+tokenizer's chat template is applied where it has one, unless the run asks for the plain prompt
+(`use_chat_template`).
 
 Its `usage` counts one request per prompt (in rank mode its answers share it), the prompt's
-tokens (in rank mode those the answers are conditioned on, run once) and the tokens generated up
-to the end of sequence (in rank mode each answer's scored tokens); no cache, so no cache hit.
+tokens (in rank mode those the answers are conditioned on) run, the shared ones once and those
+reused for the other prompts apart (`reused_prompt_tokens`), and the tokens generated up to the
+end of sequence (in rank mode each answer's scored tokens); no cache, so no cache hit.
 """
 
 import inspect
@@ -26,7 +35,7 @@ from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
 from kluebook.training.checkpoints import model_id
 
-DEFAULT_BATCH_SIZE = 8  # prompts (or, in rank mode, prompt-and-choice pairs) at once
+DEFAULT_BATCH_SIZE = 8  # prompts at once (in rank mode each with all its choices)
 
 
 def open_local_lm(
@@ -138,6 +147,10 @@ class LocalCausalLM:
         # A chat template writes its own special tokens; plain text gets the tokenizer's.
         return self.tokenizer(text, add_special_tokens=not self.chat).input_ids
 
+    def _encode_all(self, texts: list[str]) -> list[list[int]]:
+        """`_encode` of each text, in one call of the tokenizer."""
+        return self.tokenizer(texts, add_special_tokens=not self.chat).input_ids if texts else []
+
     def _check_length(self, tokens: int, extra: int, what: str) -> None:
         if tokens + extra > self.context:
             raise KluebookError(
@@ -150,7 +163,7 @@ class LocalCausalLM:
         import torch
         from transformers import GenerationConfig
 
-        encoded = [self._encode(prompt) for prompt in prompts]
+        encoded = self._encode_all(list(prompts))
         for index, ids in enumerate(encoded):
             self._check_length(len(ids), max_new_tokens, f"prompt {index + 1}")
         config = GenerationConfig(
@@ -196,14 +209,17 @@ class LocalCausalLM:
         its answers' whole texts share are run once, and each answer's remaining tokens are
         scored after them. The tokens that every prompt shares are run once for them all. In
         batches of prompts, each with all its answers."""
+        # Each whole text tokenized at once (a token may span the prompt's end), all in one call.
+        texts = [prompt + answer for prompt, answers in requests for answer in answers]
+        encoded = iter(self._encode_all(texts))
+        prompts = self._encode_all([prompt for prompt, _ in requests])
         contexts, tails, crossings, asked = [], [], [], 0
-        for prompt, answers in requests:
-            # Each whole text tokenized at once: a token may span the prompt's end.
-            wholes = [self._encode(prompt + answer) for answer in answers]
+        for (_, answers), own in zip(requests, prompts, strict=True):
+            wholes = [next(encoded) for _ in answers]
             for whole in wholes:
                 asked += 1
                 self._check_length(len(whole), 0, f"request {asked} (prompt and answer)")
-            length, crossed = conditioning_length(self._encode(prompt), wholes)
+            length, crossed = conditioning_length(own, wholes)
             contexts.append(wholes[0][:length])
             tails.append([whole[length:] for whole in wholes])
             crossings.append(crossed)
