@@ -10,7 +10,7 @@ another checkout's `src` (the commit before, say).
 
     python benchmarks/rank_side_by_side.py [--tasks ynat,nli,sts,re] [--items 40]
         [--shots 0,5] [--batch-size 8] [--lm-eval-batch-sizes 8,16,32] [--threads 1]
-        [--against-src ../main/src] [--no-generate]
+        [--against-src ../main/src] [--no-generate] [--memory-only]
 
 The model is a randomly initialised GPT-2 (8 layers x 512) with a byte-level BPE learned from the
 four tasks' smoke text, built once into the cache. lm-eval comes from this interpreter if it
@@ -44,6 +44,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads of each side")
     parser.add_argument("--against-src", help="another checkout's src, for the memory line")
     parser.add_argument("--no-generate", action="store_true", help="skip generate mode")
+    parser.add_argument("--memory-only", action="store_true", help="only the memory line")
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # lm-eval's side, in its interpreter
     parser.add_argument("--memory-worker", help=argparse.SUPPRESS)  # one answering, measured
     args = parser.parse_args()
@@ -62,6 +63,8 @@ def main() -> None:
     tasks, shots = args.tasks.split(","), [int(s) for s in args.shots.split(",")]
     sets = {(task, k): request_set(task, k, args.items) for task in tasks for k in shots}
     folder = build_model(CACHE / "benchmarks", [text for s in sets.values() for text in s.texts])
+    if args.memory_only:
+        return print_memory(folder, args, tasks)
     python = lm_eval_python(CACHE / "benchmarks" / "lm-eval-venv")
     print(
         f"{len(tasks)} rank tasks x {args.items} smoke dev items, {shots} shots; GPT-2 "
@@ -336,7 +339,7 @@ def print_memory(folder: Path, args, tasks: list[str]) -> None:
     another checkout's code."""
     if "re" not in tasks:
         return
-    print(f"\npeak memory, RE at 5 shots ({args.items} items x 30 choices), a fresh process")
+    print(f"\nresident memory, RE at 5 shots ({args.items} items x 30 choices), a fresh process")
     sources = [("this code", str(Path(__file__).resolve().parents[1] / "src"))]
     if args.against_src:
         sources.append((f"{args.against_src}", str(Path(args.against_src).resolve())))
@@ -352,14 +355,16 @@ def print_memory(folder: Path, args, tasks: list[str]) -> None:
         out = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
         found = json.loads(out.stdout.strip().splitlines()[-1])
         print(
-            f"  {label:24} loaded {found['loaded_mb']:7.0f} MB, peak {found['peak_mb']:7.0f} MB "
-            f"(+{found['peak_mb'] - found['loaded_mb']:.0f} MB answering), "
+            f"  {label:24} before answering {found['loaded_mb']:6.0f} MB, peak while answering "
+            f"{found['peak_mb']:6.0f} MB (+{found['peak_mb'] - found['loaded_mb']:.0f} MB), "
             f"{found['seconds']:.2f} s"
         )
 
 
 def memory_worker(job_text: str) -> None:
-    import resource
+    """Answer the 5-shot RE set; print the resident memory before answering and its peak while
+    answering (sampled every millisecond from /proc: the model's load peaks higher)."""
+    import threading
 
     import torch
 
@@ -370,12 +375,26 @@ def memory_worker(job_text: str) -> None:
     torch.set_num_threads(job["threads"])
     requests = request_set("re", 5, job["items"])
     lm = LocalCausalLM(Path(job["folder"]), "gpt2", device="cpu", batch_size=job["batch_size"])
-    loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    page = os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    def resident() -> float:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * page
+
+    loaded, peak, done = resident(), [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], resident())
+            time.sleep(0.001)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
     answers = answer_items(
         lm, requests.template, requests.prompting, requests.items, requests.shots, "rank"
     )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"loaded_mb": loaded, "peak_mb": peak, "seconds": answers.wall_time_s}))
+    done.set()
+    sampler.join()
+    print(json.dumps({"loaded_mb": loaded, "peak_mb": peak[0], "seconds": answers.wall_time_s}))
 
 
 if __name__ == "__main__":
