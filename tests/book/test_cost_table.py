@@ -53,20 +53,21 @@ def prompted(seed: int, usage: dict | None, wall: float | None, backend="transfo
     )
 
 
-def usage(requests, hits, prompt, completion, uncounted=0):
-    return {
+def usage(requests, hits, prompt, completion, uncounted=0, reused=None):
+    counts = {
         "requests": requests,
         "cache_hits": hits,
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "uncounted": uncounted,
     }
+    return counts if reused is None else {**counts, "reused_prompt_tokens": reused}
 
 
 def test_the_table_sums_two_runs_of_a_task_and_keeps_backends_apart():
     runs = [
-        prompted(1, usage(20, 0, 1_800, 60), 2.0),
-        prompted(2, usage(20, 5, 1_700, 55), 3.0),
+        prompted(1, usage(20, 0, 1_800, 60), 2.0),  # recorded before reuse was counted
+        prompted(2, usage(20, 5, 1_700, 55, reused=9_500), 3.0),
         prompted(3, usage(60, 60, 5_000, 40, uncounted=2), 0.5, "openai-compatible server"),
     ]
     again = RunRecord.model_validate(runs[2].as_dict()).outcome
@@ -75,11 +76,13 @@ def test_the_table_sums_two_runs_of_a_task_and_keeps_backends_apart():
     local = frame[frame["backend"] == "local"].iloc[0]
     assert (local["runs"], local["requests"], local["cache_hits"]) == (2, 40, 5)
     assert (local["prompt_tokens"], local["completion_tokens"]) == (3_500, 115)
+    assert local["reused_prompt_tokens"] == 9_500  # counted once, not in the tokens per second
     assert local["wall_time_s"] == 5.0 and local["tokens_per_second"] == 3_615 / 5.0
     assert frame["backend"].tolist() == ["local", "served"]
     page = render_cost(runs)
     assert f"* - {NLI.title}\n  - local\n  - 2\n  - 40\n  - 5\n" in page
-    assert "  - 3,500\n  - 115\n  - 5.00 s\n  - 723" in page
+    assert "  - 3,500\n  - 9,500\n  - 115\n  - 5.00 s\n  - 723" in page
+    assert "the reused prompt tokens count how many it did not run again" in page
     assert "prompted runs that count their cost (3)" in page
     assert "2 requests whose tokens the server did not report" in page
 
@@ -99,3 +102,8 @@ def test_a_run_card_says_what_answering_asked_and_how_fast():
         "tokens (2 requests' tokens not reported) in 0.50 s, 10,080 tokens/s"
     )
     assert answering_text(prompted(4, None, None).outcome) == ""
+    local = prompted(2, usage(20, 5, 1_700, 55, reused=9_500), 3.0)
+    assert answering_text(local.outcome) == (
+        "answering: 20 requests (5 from the response cache), 1,700 prompt (9,500 more reused: "
+        "every prompt shares them) and 55 completion tokens in 3.00 s, 585 tokens/s"
+    )

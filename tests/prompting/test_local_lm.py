@@ -161,8 +161,8 @@ def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_run_alone(
     requests = [(p, [continuation(p, answer) for answer in answers]) for p in prompts[:3]]
     assert len({len(tiny_lm.tokenizer(p).input_ids) for p in prompts[:3]}) > 1  # padded
     passes = []
-    shared_pass = tiny_lm._after_prompts
-    monkeypatch.setattr(tiny_lm, "_after_prompts", lambda *a: passes.append(a) or shared_pass(*a))
+    shared_pass = tiny_lm._after_prefix
+    monkeypatch.setattr(tiny_lm, "_after_prefix", lambda *a: passes.append(a) or shared_pass(*a))
     shared = [score for found in tiny_lm.loglikelihoods(requests) for score in found.logprobs]
     assert len(passes) == 1  # one pass over the three prompts for their twelve answers
     alone = []  # each whole text run by itself, no cache, no padding

@@ -47,18 +47,33 @@ def test_the_local_backend_counts_the_tokens_it_read_and_wrote(tiny_lm, prompts,
     assert min(written) < max(written) == 6
     before = tiny_lm.usage
     tiny_lm.generate(prompts, 6)
-    assert tiny_lm.usage - before == Usage(3, 0, sum(map(len, read)), sum(written))
+    # The tokens every prompt begins with are read once and reused for the two others.
+    reused = 2 * common_length(read)
+    assert reused > 0
+    expected = Usage(3, 0, sum(map(len, read)) - reused, sum(written), reused_prompt_tokens=reused)
+    assert tiny_lm.usage - before == expected
 
     answers = [" 정치", " IT과학"]
-    shared, scored = 0, 0  # the tokens a prompt and all its whole texts begin with; the rest
+    contexts, scored = [], 0  # the tokens a prompt and all its whole texts begin with; the rest
     for prompt, ids in zip(prompts, read, strict=True):
         wholes = [encode(prompt + answer) for answer in answers]
         columns = list(zip(ids, *wholes, strict=False))
         common = next((i for i, c in enumerate(columns) if len(set(c)) > 1), len(columns))
-        shared, scored = shared + common, scored + sum(len(w) - common for w in wholes)
+        contexts.append(ids[:common])
+        scored += sum(len(w) - common for w in wholes)
+    reused = 2 * common_length(contexts)
     before = tiny_lm.usage
     tiny_lm.loglikelihoods([(p, answers) for p in prompts])
-    assert tiny_lm.usage - before == Usage(3, 0, shared, scored)
+    shared = sum(map(len, contexts)) - reused
+    assert tiny_lm.usage - before == Usage(3, 0, shared, scored, reused_prompt_tokens=reused)
+
+
+def common_length(sequences):
+    """How many leading tokens all `sequences` share, each keeping at least its last one."""
+    length = 0
+    while all(len(s) > length + 1 and s[length] == sequences[0][length] for s in sequences):
+        length += 1
+    return length
 
 
 def test_answering_keeps_what_it_asked_and_its_wall_time(tiny_lm, prompted_task, split_items):
@@ -137,5 +152,7 @@ def test_a_real_server_and_the_local_backend_count_the_same_tokens(causal_folder
         rerun = ServerLM(server.base_url, str(causal_folder), cache)
         rerun.generate(questions, 3)
     assert local.chat and local.usage.requests == 2 and local.usage.completion_tokens > 0
-    assert served.usage == local.usage  # the server's reported tokens, the local tokenizer's
-    assert rerun.usage == Usage(2, 2, local.usage.prompt_tokens, local.usage.completion_tokens)
+    # The server's reported tokens, the local tokenizer's (which reads the shared ones once).
+    read = local.usage.prompt_tokens + local.usage.reused_prompt_tokens
+    assert served.usage == Usage(2, 0, read, local.usage.completion_tokens)
+    assert rerun.usage == Usage(2, 2, read, local.usage.completion_tokens)

@@ -1,6 +1,8 @@
 """The cost of the book's prompted runs, for the prompting page: per task and backend (a local
-model or a server), the requests, cache hits, tokens and wall time of answering summed over the
-runs whose records count them (`Prompted.usage`), and the tokens per second of that time."""
+model or a server), the requests, cache hits, tokens (the prompt tokens a local model ran, and
+those it reused because every prompt of the run shares them) and wall time of answering summed
+over the runs whose records count them (`Prompted.usage`), and the tokens per second of that
+time."""
 
 import pandas as pd
 
@@ -8,7 +10,14 @@ from kluebook.book.myst import list_table, text
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import all_tasks
 
-COUNTS = ["requests", "cache_hits", "prompt_tokens", "completion_tokens", "uncounted"]
+COUNTS = [
+    "requests",
+    "cache_hits",
+    "prompt_tokens",
+    "reused_prompt_tokens",
+    "completion_tokens",
+    "uncounted",
+]
 BACKENDS = {"transformers": "local", "openai-compatible server": "served"}
 
 
@@ -55,6 +64,7 @@ def render_cost(records: list[RunRecord]) -> str:
             f"{row.requests:,}",
             f"{row.cache_hits:,}",
             f"{row.prompt_tokens:,}",
+            f"{row.reused_prompt_tokens:,}",
             f"{row.completion_tokens:,}",
             f"{row.wall_time_s:,.2f} s",
             "—" if pd.isna(row.tokens_per_second) else f"{row.tokens_per_second:,.0f}",
@@ -62,7 +72,7 @@ def render_cost(records: list[RunRecord]) -> str:
         for row in frame.itertuples()
     ]
     header = ["task", "backend", "runs", "requests", "cache hits", "prompt tokens"]
-    header += ["completion tokens", "wall time", "tokens/s"]
+    header += ["reused prompt tokens", "completion tokens", "wall time", "tokens/s"]
     counted = frame["runs"].sum()
     notes = [f"Summed over the book's prompted runs that count their cost ({counted:,})."]
     if len(prompted) > counted:
@@ -72,5 +82,11 @@ def render_cost(records: list[RunRecord]) -> str:
             f"{frame['uncounted'].sum():,} requests whose tokens the server did not report "
             "are in no token sum."
         )
-    table = list_table(header, rows, [14, 9, 6, 10, 9, 13, 13, 13, 13])
+    if frame["reused_prompt_tokens"].sum():
+        notes.append(
+            "A local model runs the tokens every prompt of a run shares (instruction and "
+            "demonstrations) once: they are in the prompt tokens once, and the reused prompt "
+            "tokens count how many it did not run again."
+        )
+    table = list_table(header, rows, [13, 8, 6, 9, 8, 11, 11, 11, 11, 12])
     return f"{table}\n{' '.join(notes)}\n"

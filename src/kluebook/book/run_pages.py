@@ -140,10 +140,12 @@ def answering_text(outcome) -> str:
     speed = outcome.answering_tokens_per_second
     rate = f", {speed:,.0f} tokens/s" if speed is not None else ""
     uncounted = f" ({usage.uncounted:,} requests' tokens not reported)" if usage.uncounted else ""
+    reused = usage.reused_prompt_tokens
+    shared = f" ({reused:,} more reused: every prompt shares them)" if reused else ""
     return (
         f"answering: {usage.requests:,} requests ({usage.cache_hits:,} from the response "
-        f"cache), {usage.prompt_tokens:,} prompt and {usage.completion_tokens:,} completion "
-        f"tokens{uncounted} in {_number(outcome.answering_wall_time_s, ' s', 2)}{rate}"
+        f"cache), {usage.prompt_tokens:,} prompt{shared} and {usage.completion_tokens:,} "
+        f"completion tokens{uncounted} in {_number(outcome.answering_wall_time_s, ' s', 2)}{rate}"
     )
 
 

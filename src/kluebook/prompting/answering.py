@@ -43,14 +43,17 @@ class Usage:
     backend's prompts; a server's HTTP requests, a rank item's echoes each one), those answered
     from the response cache, the tokens the model read before what it wrote or scored
     (`prompt_tokens`) and those it wrote (`generate`) or scored as an answer (`rank`,
-    `completion_tokens`), and requests whose tokens a server did not report (`uncounted`, left
-    out of the sums). Counts only: the same run counts the same."""
+    `completion_tokens`), requests whose tokens a server did not report (`uncounted`, left
+    out of the sums), and the prompt tokens a local backend did not run again because every
+    prompt of the call shares them (`reused_prompt_tokens`: in `prompt_tokens` once, for the
+    first prompt). Counts only: the same run counts the same."""
 
     requests: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     uncounted: int = 0
+    reused_prompt_tokens: int = 0
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))

@@ -1,19 +1,28 @@
 """Backend A: a local `transformers` causal LM (a hub id at a pinned commit, a local folder, or
 the offline tiny stand-in), batched with left padding, on the run's GPU where there is one.
 
-Prompts are sorted by length and answered in batches, each row padded on the left so that
-every row's last token is the last position: generation continues all rows at once. In rank
-mode the choices of a prompt share one pass over the tokens the rank rule conditions them on
-(`conditioning_length`): those of a batch of prompts are run once, left padded, and every
-choice's remaining tokens are scored after its prompt's keys and values (a prompt's 30
-relations cost one prompt, not 30). Position ids count real tokens only, so a padded row is
-scored as it would be alone. bf16 on a GPU that supports it,
-else float32. The tokenizer's chat template is applied where it has one, unless the run asks
-for the plain prompt (`use_chat_template`).
+What every prompt of a call shares is computed once: one draw of demonstrations serves every
+item of a run, so all its prompts begin with the same tokens (a chat template's opening, the
+instruction, the demonstrations). The longest token prefix common to all of them (tokens, not
+text: a token that merges across the end of the shared text is not shared) is run once, and
+each batch reads its keys and values as views, one copy whatever the batch size.
+
+Prompts are sorted by length and answered in batches after those tokens, each row's own tokens
+padded on the left so that every row's last token is the last position: generation continues
+all rows at once. In rank mode a prompt's choices are scored in the prompt's own pass: its row
+holds its tokens up to those the rank rule conditions them on (`conditioning_length`), then
+each choice's remaining tokens but the last, each attending to the prompt and to its own
+earlier tokens only (a 4D mask), so a one-token choice is read from the prompt's last position
+and a prompt's 30 relations cost one row, not 30. Position ids count real tokens only, so a
+padded row is scored as it would be alone. A model whose layers look back a sliding window
+shares no prefix (its mask keeps the window). bf16 on a GPU that supports it, else float32. The
+tokenizer's chat template is applied where it has one, unless the run asks for the plain prompt
+(`use_chat_template`).
 
 Its `usage` counts one request per prompt (in rank mode its answers share it), the prompt's
-tokens (in rank mode those the answers are conditioned on, run once) and the tokens generated up
-to the end of sequence (in rank mode each answer's scored tokens); no cache, so no cache hit.
+tokens (in rank mode those the answers are conditioned on) run, the shared ones once and those
+reused for the other prompts apart (`reused_prompt_tokens`), and the tokens generated up to the
+end of sequence (in rank mode each answer's scored tokens); no cache, so no cache hit.
 """
 
 import inspect
@@ -26,7 +35,7 @@ from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
 from kluebook.training.checkpoints import model_id
 
-DEFAULT_BATCH_SIZE = 8  # prompts (or, in rank mode, prompt-and-choice pairs) at once
+DEFAULT_BATCH_SIZE = 8  # prompts at once (in rank mode each with all its choices)
 
 
 def open_local_lm(
@@ -74,6 +83,16 @@ def load_tokenizer(folder: Path, name: str):
     return tokenizer
 
 
+def sliding_attention(config) -> bool:
+    """Whether some layer of the model attends to a sliding window only (its keys and values
+    then depend on how far back a token lies, so no prefix is shared among prompts)."""
+    layer_types = getattr(config, "layer_types", None)
+    if layer_types:
+        return any(kind != "full_attention" for kind in layer_types)
+    window = getattr(config, "sliding_window", None)
+    return bool(window) and getattr(config, "use_sliding_window", True)
+
+
 class LocalCausalLM:
     """A causal LM and its tokenizer, loaded from a folder, ready to answer prompts."""
 
@@ -107,6 +126,7 @@ class LocalCausalLM:
         # `past_key_values` before (and in architectures not yet renamed).
         forward = inspect.signature(self.model.forward).parameters
         self._cache_name = "cache" if "cache" in forward else "past_key_values"
+        self._sliding = sliding_attention(self.model.config)
         self.usage = Usage()
 
     def provenance(self) -> dict:
@@ -127,6 +147,10 @@ class LocalCausalLM:
         # A chat template writes its own special tokens; plain text gets the tokenizer's.
         return self.tokenizer(text, add_special_tokens=not self.chat).input_ids
 
+    def _encode_all(self, texts: list[str]) -> list[list[int]]:
+        """`_encode` of each text, in one call of the tokenizer."""
+        return self.tokenizer(texts, add_special_tokens=not self.chat).input_ids if texts else []
+
     def _check_length(self, tokens: int, extra: int, what: str) -> None:
         if tokens + extra > self.context:
             raise KluebookError(
@@ -139,7 +163,7 @@ class LocalCausalLM:
         import torch
         from transformers import GenerationConfig
 
-        encoded = [self._encode(prompt) for prompt in prompts]
+        encoded = self._encode_all(list(prompts))
         for index, ids in enumerate(encoded):
             self._check_length(len(ids), max_new_tokens, f"prompt {index + 1}")
         config = GenerationConfig(
@@ -152,12 +176,23 @@ class LocalCausalLM:
         ends = (
             config.eos_token_id if isinstance(config.eos_token_id, list) else [config.eos_token_id]
         )
+        shared = self._shared_length(encoded)
+        prefix = torch.tensor([encoded[0][:shared]], dtype=torch.long, device=self.device)
+        cache = self._prefix_pass(prefix)
         written = 0
         for batch in self._batches(encoded):
-            input_ids, attention_mask = self._left_padded([encoded[i] for i in batch])
+            rests, attention = self._left_padded([encoded[i][shared:] for i in batch])
+            # The shared tokens lead every row, their keys and values a view of the one pass.
+            rows = len(batch)
+            input_ids = torch.cat([prefix.expand(rows, -1), rests], dim=1)
+            attention_mask = torch.cat([torch.ones_like(prefix).expand(rows, -1), attention], 1)
+            reuse = {self._cache_name: self._expanded(cache, rows)} if shared else {}
             with torch.inference_mode():
                 output = self.model.generate(
-                    input_ids=input_ids, attention_mask=attention_mask, generation_config=config
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    generation_config=config,
+                    **reuse,
                 )
             new_tokens = output[:, input_ids.shape[1] :].tolist()
             for index, tokens in zip(batch, new_tokens, strict=True):
@@ -165,84 +200,168 @@ class LocalCausalLM:
                 # A row that ended early is padded after its end of sequence.
                 written += next((i + 1 for i, t in enumerate(tokens) if t in ends), len(tokens))
         read = sum(len(ids) for ids in encoded)
-        self.usage += Usage(len(prompts), 0, read, written)
+        reused = shared * (len(encoded) - 1)
+        self.usage += Usage(len(prompts), 0, read - reused, written, reused_prompt_tokens=reused)
         return answers
 
     def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
         """Each prompt's answers scored by the rank rule: the tokens that the prompt and all
         its answers' whole texts share are run once, and each answer's remaining tokens are
-        scored after them. In batches."""
+        scored after them. The tokens that every prompt shares are run once for them all. In
+        batches of prompts, each with all its answers."""
+        # Each whole text tokenized at once (a token may span the prompt's end), all in one call.
+        texts = [prompt + answer for prompt, answers in requests for answer in answers]
+        encoded = iter(self._encode_all(texts))
+        prompts = self._encode_all([prompt for prompt, _ in requests])
         contexts, tails, crossings, asked = [], [], [], 0
-        for prompt, answers in requests:
-            # Each whole text tokenized at once: a token may span the prompt's end.
-            wholes = [self._encode(prompt + answer) for answer in answers]
+        for (_, answers), own in zip(requests, prompts, strict=True):
+            wholes = [next(encoded) for _ in answers]
             for whole in wholes:
                 asked += 1
                 self._check_length(len(whole), 0, f"request {asked} (prompt and answer)")
-            length, crossed = conditioning_length(self._encode(prompt), wholes)
+            length, crossed = conditioning_length(own, wholes)
             contexts.append(wholes[0][:length])
             tails.append([whole[length:] for whole in wholes])
             crossings.append(crossed)
+        shared = self._shared_length(contexts)
+        import torch
+
+        shared_ids = torch.tensor([contexts[0][:shared]], dtype=torch.long, device=self.device)
+        cache = self._prefix_pass(shared_ids)
         scores: list[list[float]] = [[] for _ in requests]
         for batch in self._batches(contexts):
-            found = self._after_prompts([contexts[b] for b in batch], [tails[b] for b in batch])
+            found = self._after_prefix(
+                cache, shared, [contexts[b] for b in batch], [tails[b] for b in batch]
+            )
             for index, group_scores in zip(batch, found, strict=True):
                 scores[index] = group_scores
         scored = sum(len(tail) for own in tails for tail in own)
-        self.usage += Usage(len(requests), 0, sum(len(c) for c in contexts), scored)
+        reused = shared * (len(contexts) - 1)
+        read = sum(len(c) for c in contexts) - reused
+        self.usage += Usage(len(requests), 0, read, scored, reused_prompt_tokens=reused)
         return [RankScores(s, c) for s, c in zip(scores, crossings, strict=True)]
 
-    def _after_prompts(
-        self, contexts: list[list[int]], tails: list[list[list[int]]]
-    ) -> list[list[float]]:
-        """For each context, the log-likelihood of each of its token lists `tails`: one
-        left-padded pass over the contexts, whose keys and values every answer then reads
-        (`batch_size` answers at a time)."""
-        import copy
+    def _shared_length(self, sequences: list[list[int]]) -> int:
+        """How many leading tokens every one of `sequences` has in common (a token prefix, so
+        a chat template's opening and a token that merges across the end of the shared text
+        are handled alike), leaving each at least its last token to run; none for a single
+        sequence, or for a model whose attention looks back a sliding window only."""
+        if len(sequences) < 2 or self._sliding:
+            return 0
+        first, length = sequences[0], min(map(len, sequences)) - 1
+        for other in sequences[1:]:
+            length = next((i for i in range(length) if other[i] != first[i]), length)
+        return length
 
+    def _prefix_pass(self, prefix):
+        """The keys and values of the shared tokens `prefix` (one row; None if it is empty)."""
         import torch
 
-        input_ids, attention_mask = self._left_padded(contexts)
+        if not prefix.shape[1]:
+            return None
         with torch.inference_mode():
-            prompts = self.model(
-                input_ids=input_ids,
-                attention_mask=attention_mask,
-                position_ids=(attention_mask.cumsum(-1) - 1).clamp(min=0),
-                use_cache=True,
-                logits_to_keep=1,
-            )
-            first = torch.log_softmax(prompts.logits[:, -1].float(), dim=-1)
-            rows = [(owner, tail) for owner, own in enumerate(tails) for tail in own]
-            scores = [first[owner, tail[0]].item() for owner, tail in rows]
-            longer = [r for r, (_, tail) in enumerate(rows) if len(tail) > 1]
-            for start in range(0, len(longer), self.batch_size):
-                chunk = longer[start : start + self.batch_size]
-                owners = torch.tensor([rows[r][0] for r in chunk], device=self.device)
-                cache = copy.deepcopy(getattr(prompts, self._cache_name))
-                cache.batch_select_indices(owners)  # each answer's row: its context's cache
-                # After the context, an answer's tokens but its last predict the ones after.
-                inputs = [rows[r][1][:-1] for r in chunk]
-                width = max(len(i) for i in inputs)
-                real = torch.tensor(
-                    [[1] * len(i) + [0] * (width - len(i)) for i in inputs], device=self.device
-                )
-                padded = [i + [self.pad_id] * (width - len(i)) for i in inputs]
-                seen = torch.tensor([len(contexts[rows[r][0]]) for r in chunk], device=self.device)
-                logits = self.model(
-                    input_ids=torch.tensor(padded, device=self.device),
-                    attention_mask=torch.cat([attention_mask[owners], real], dim=1),
-                    position_ids=seen[:, None] + torch.arange(width, device=self.device),
-                    **{self._cache_name: cache},
-                ).logits
-                logprobs = torch.log_softmax(logits.float(), dim=-1)
-                for row, r in enumerate(chunk):
-                    targets = torch.tensor(rows[r][1][1:], device=self.device)
-                    picked = logprobs[row, : len(targets)].gather(-1, targets.unsqueeze(-1))
-                    scores[r] += picked.sum().item()
-        found: list[list[float]] = [[] for _ in contexts]
-        for (owner, _), score in zip(rows, scores, strict=True):
-            found[owner].append(score)
+            output = self.model(input_ids=prefix, use_cache=True, logits_to_keep=1)
+        return getattr(output, self._cache_name)
+
+    @staticmethod
+    def _expanded(cache, rows: int):
+        """A cache whose every row is the one-row `cache`, as views of it: the shared keys and
+        values are held once whatever the batch (a forward appends to copies, not to them)."""
+        import copy
+
+        if cache is None:
+            return None
+        expanded = copy.copy(cache)
+        expanded.layers = []
+        for layer in cache.layers:
+            view = copy.copy(layer)
+            view.keys = layer.keys.expand(rows, -1, -1, -1)
+            view.values = layer.values.expand(rows, -1, -1, -1)
+            expanded.layers.append(view)
+        return expanded
+
+    def _after_prefix(
+        self, cache, shared: int, contexts: list[list[int]], tails: list[list[list[int]]]
+    ) -> list[list[float]]:
+        """For each context, the log-likelihood of each of its token lists `tails`, in one pass
+        after the `shared` tokens' `cache`: a row per context holds its own tokens left padded,
+        then every tail but its last token, each tail attending to the context and to its own
+        earlier tokens only (a mask per row), at the positions it would have alone. A tail's
+        first token is read from its context's last position, so a one-token answer costs no
+        position of its own."""
+        import torch
+
+        rows, width = len(contexts), max(len(c) for c in contexts) - shared
+        inputs = [[tail[:-1] for tail in own] for own in tails]
+        answers = max(sum(len(i) for i in own) for own in inputs)
+        length = width + answers
+        ids = torch.full((rows, length), self.pad_id, dtype=torch.long)
+        positions = torch.zeros((rows, length), dtype=torch.long)
+        # Each column's segment: -1 padding, 0 the context, k the k-th answer's tokens.
+        segments = torch.full((rows, length), -1, dtype=torch.long)
+        picks: list[tuple[int, int, int, int]] = []  # row, logit column, token, answer index
+        counted = 0
+        for row, (context, own) in enumerate(zip(contexts, inputs, strict=True)):
+            rest = context[shared:]
+            ids[row, width - len(rest) : width] = torch.tensor(rest)
+            positions[row, width - len(rest) : width] = torch.arange(shared, len(context))
+            segments[row, width - len(rest) : width] = 0
+            column = width
+            for k, (tail, tokens) in enumerate(zip(tails[row], own, strict=True)):
+                # Logit column 0 is the context's last position; column c + 1 is input c's.
+                picks.append((row, 0, tail[0], counted))
+                for t, token in enumerate(tail[1:]):
+                    picks.append((row, column - width + t + 1, token, counted))
+                if tokens:
+                    ids[row, column : column + len(tokens)] = torch.tensor(tokens)
+                    span = torch.arange(len(context), len(context) + len(tokens))
+                    positions[row, column : column + len(tokens)] = span
+                    segments[row, column : column + len(tokens)] = k + 1
+                column += len(tokens)
+                counted += 1
+        mask = self._answers_mask(segments, positions, shared)
+        with torch.inference_mode():
+            logits = self.model(
+                input_ids=ids.to(self.device),
+                attention_mask=mask,
+                position_ids=positions.to(self.device),
+                logits_to_keep=answers + 1,
+                **{self._cache_name: self._expanded(cache, rows)},
+            ).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            row, column, token, owner = torch.tensor(picks, device=self.device).unbind(-1)
+            summed = torch.zeros(counted, dtype=torch.float64, device=self.device)
+            summed.index_add_(0, owner, logprobs[row, column, token].double())
+        found, values = [], iter(summed.tolist())
+        for own in tails:
+            found.append([next(values) for _ in own])
         return found
+
+    def _answers_mask(self, segments, positions, shared: int):
+        """The additive attention mask of `_after_prefix`'s rows (a mask per kind of layer where
+        some layers look back a sliding window only)."""
+        import torch
+
+        rows, length = segments.shape
+        query, key = segments[:, :, None], segments[:, None, :]
+        causal = torch.ones(length, length, dtype=torch.bool).tril()
+        seen = causal & (query >= 0) & ((key == 0) | (key == query))
+        seen |= torch.eye(length, dtype=torch.bool) & (query < 0)  # padding sees itself alone
+        before = (segments >= 0)[:, :, None].expand(rows, length, shared)
+        allowed = torch.cat([before, seen], dim=-1)[:, None]
+
+        def additive(allowed):
+            mask = torch.zeros(allowed.shape, dtype=self.dtype)
+            return mask.masked_fill_(~allowed, torch.finfo(self.dtype).min).to(self.device)
+
+        if not self._sliding:
+            return additive(allowed)
+        keys = torch.cat([torch.arange(shared).expand(rows, shared), positions], dim=1)
+        back = positions[:, :, None] - keys[:, None, :]
+        window = allowed & (back < self.model.config.sliding_window)[:, None]
+        if not getattr(self.model.config, "layer_types", None):
+            return additive(window)
+        return {"full_attention": additive(allowed), "sliding_attention": additive(window)}
 
     def _batches(self, sequences: list[list[int]]) -> list[list[int]]:
         """Indices of `sequences`, longest first, in batches of `batch_size`."""

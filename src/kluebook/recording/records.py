@@ -86,6 +86,9 @@ class Usage(BaseModel):
     prompt_tokens: int
     completion_tokens: int  # generated, or in rank mode scored as an answer
     uncounted: int = 0  # requests whose tokens the server did not report (not in the sums)
+    # Prompt tokens that every prompt of the run shares, run once and reused for the others
+    # (in `prompt_tokens` once; absent from earlier records, which ran them for every prompt).
+    reused_prompt_tokens: int = 0
 
 
 class ReliabilityBin(BaseModel):
