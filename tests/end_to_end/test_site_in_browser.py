@@ -161,6 +161,10 @@ def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, ba
     # A model's name reads on one line; a cell's parts are apart in its text.
     names = table.locator("tbody th.model > :first-child")
     assert names.evaluate_all("l => l.every(e => e.getClientRects().length === 1)")
+    # A published or dev-reference row's head reads on two lines: its name, then its facts
+    # with the paper link.
+    heads = table.locator("tbody :is(tr.published, tr.dev-reference) th.model")
+    assert max(heads.evaluate_all(f"l => l.map({TEXT_LINES})")) <= 2
     text = smoke.locator("td.num").first.text_content()
     assert re.search(r"\d \u00b1 \d+\.\d\d · n=2 s1 s2", text), text
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -197,6 +201,24 @@ FIRST_SCREEN_NUMBERS = """() => {
 }"""
 
 
+# How many lines an element's text takes (its text boxes grouped by line, a footnote mark on its
+# line's own).
+TEXT_LINES = """e => {
+  const boxes = [], walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    boxes.push(...Array.from(range.getClientRects()).filter(b => b.width > 0 && b.height > 0));
+  }
+  boxes.sort((a, b) => a.top - b.top);
+  let lines = 0, bottom = -Infinity;
+  for (const b of boxes) {
+    if ((b.top + b.bottom) / 2 > bottom) { lines += 1; bottom = b.bottom; }
+    else bottom = Math.max(bottom, b.bottom);
+  }
+  return lines;
+}"""
 # Korean text broken inside a word: of the elements `selector` names, the texts where a line
 # ends between two Hangul syllables (a line may end only at a space between words).
 MID_WORD_BREAKS = """selector => {
