@@ -283,6 +283,16 @@ def test_the_status_page_links_every_run_and_lists_the_errors(tmp_path):
     assert "- kluebook/tiny-roberta · smoke · seed 3: ValueError: boom" in status
 
 
+def test_the_status_page_wraps_a_configuration_between_its_settings(tmp_path):
+    """A run's configuration reads with a space after each comma, so a narrow column wraps its
+    name between settings, never inside one (`dev_limit=2|0`); each part is still escaped."""
+    prompted = {**record(1, 80.0), "config": "prompted,dev_limit=20,shots=0"}
+    hostile = {**record(2, 80.0), "config": "prompted,x=<b>[a](b)"}
+    status = render_status([valid_record(prompted), valid_record(hostile)], tmp_path)
+    assert "kluebook/tiny-roberta · smoke · prompted, dev_limit=20, shots=0 · seed 1" in status
+    assert "smoke · prompted, x=\\<b\\>\\[a\\](b) · seed 2" in status
+
+
 def test_no_records_gives_a_page_that_says_so(tmp_path):
     markdown = report.write_report(tmp_path / "out", tmp_path / "none")[0].read_text()
     assert "No paper-profile run yet" in markdown

@@ -244,6 +244,30 @@ MID_WORD_BREAKS = """selector => {
   }
   return broken;
 }"""
+# An identifier or a hash broken inside: of the elements `selector` names, the texts where a
+# line ends other than at a space (a run's name wraps between its parts, "dev_limit=20" whole).
+MID_IDENTIFIER_BREAKS = """selector => {
+  const broken = [];
+  for (const element of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    let node, top = null, previous = " ";
+    while ((node = walker.nextNode())) {
+      for (let i = 0; i < node.data.length; i += 1) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0], letter = node.data[i];
+        if (box && box.width > 0) {
+          if (top !== null && box.top > top + 2 && !/\s/.test(previous) && !/\s/.test(letter))
+            broken.push(element.textContent.trim());
+          top = box.top;
+        }
+        previous = letter;
+      }
+    }
+  }
+  return broken;
+}"""
 # In dark mode, elements of the content with a light background (a light frame or box): their
 # tag and classes. Images are left out (a figure keeps its own white).
 LIGHT_BOXES = """() => Array.from(document.querySelectorAll("article *"))
@@ -261,7 +285,8 @@ page_weight = load_script(CHECKOUT / "benchmarks" / "page_weight.py")
 def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, base_url, browser):
     """Each kind of page at 1366 and 400 px, light and dark (screenshots in the artifacts): no
     page scrolls sideways at 400 px; in dark mode no light box inside the content; Korean in
-    the item browser, the task page and the KLUE table wraps between words at 400 px; and each
+    the item browser, the task page and the KLUE table wraps between words at 400 px; the status
+    page's run names and hashes never break inside an identifier; and each
     kind loads at most 1 MB gzip-compressed, its own data included (printed)."""
     pages = page_weight.page_kinds(site)
     assert {"results", "task page", "run page", "front page"} <= set(pages)
@@ -282,6 +307,9 @@ def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, ba
                 if viewport is NARROW:
                     broken = page.evaluate(MID_WORD_BREAKS, "#items tbody td, article p, td")
                     problems += [f"{where}: Korean broken inside a word: {t!r}" for t in broken]
+                if kind == "status":
+                    broken = page.evaluate(MID_IDENTIFIER_BREAKS, "table.kluebook-fixed td")
+                    problems += [f"{where}: an identifier broken inside: {t!r}" for t in broken]
                 visit.close()
         files = page_weight.weigh(browser, base_url + path)
         packed = sum(gz for _, gz in files.values())

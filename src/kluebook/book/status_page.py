@@ -43,7 +43,9 @@ def render_status(
         title = tasks[name].title if name in tasks else name
         rows, errors = [], []
         for r in mine:
-            config = "" if r.is_default_config else f" · {r.config}"
+            # A configuration's settings apart (a comma and a space), so a narrow column wraps
+            # the name between them, never inside one (`dev_limit=20`).
+            config = "" if r.is_default_config else " · " + ", ".join(r.config.split(","))
             name = f"{r.model} · {r.profile}{config} · seed {r.seed}"
             page = run_page(r, root)
             run = doc_link(name, page) if page else text(name)
