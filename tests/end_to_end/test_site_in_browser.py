@@ -268,6 +268,15 @@ MID_IDENTIFIER_BREAKS = """selector => {
   }
   return broken;
 }"""
+# Whether a page's item browser fits its column (its box does not scroll sideways), its long
+# texts closed and opened.
+ITEMS_FIT = """() => {
+  const table = document.querySelector("table#items"), box = table.closest(".dt-layout-cell");
+  const fits = () => box.scrollWidth <= box.clientWidth + 1;
+  const closed = fits();
+  table.querySelectorAll("details").forEach(d => { d.open = true; });
+  return closed && fits();
+}"""
 # In dark mode, elements of the content with a light background (a light frame or box): their
 # tag and classes. Images are left out (a figure keeps its own white).
 LIGHT_BOXES = """() => Array.from(document.querySelectorAll("article *"))
@@ -286,7 +295,8 @@ def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, ba
     """Each kind of page at 1366 and 400 px, light and dark (screenshots in the artifacts): no
     page scrolls sideways at 400 px; in dark mode no light box inside the content; Korean in
     the item browser, the task page and the KLUE table wraps between words at 400 px; the status
-    page's run names and hashes never break inside an identifier; and each
+    page's run names and hashes never break inside an identifier; a prompted run's item browser
+    fits its column at 1366 px; and each
     kind loads at most 1 MB gzip-compressed, its own data included (printed)."""
     pages = page_weight.page_kinds(site)
     assert {"results", "task page", "run page", "front page"} <= set(pages)
@@ -307,6 +317,9 @@ def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, ba
                 if viewport is NARROW:
                     broken = page.evaluate(MID_WORD_BREAKS, "#items tbody td, article p, td")
                     problems += [f"{where}: Korean broken inside a word: {t!r}" for t in broken]
+                wide = kind == "prompted run page" and viewport is LAPTOP
+                if wide and not page.evaluate(ITEMS_FIT):
+                    problems.append(f"{where}: the item browser is wider than its column")
                 if kind == "status":
                     broken = page.evaluate(MID_IDENTIFIER_BREAKS, "table.kluebook-fixed td")
                     problems += [f"{where}: an identifier broken inside: {t!r}" for t in broken]
