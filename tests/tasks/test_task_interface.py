@@ -23,12 +23,13 @@ def test_the_interface_names_the_functions_the_shared_code_calls():
         "gold_predictions",
     }
     # Optional, with a fallback: keyed by guid; the official score on every resample; the
-    # ranked choices of a prompted line.
+    # ranked choices of a prompted line; a submitted line's values checked before scoring.
     assert set(TASK_INTERFACE) - set(REQUIRED) == {
         "gold_keys",
         "prediction_key",
         "resampling_statistics",
         "top_answers",
+        "check_line",
     }
 
 

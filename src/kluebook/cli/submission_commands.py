@@ -37,10 +37,11 @@ def check(
     dev_data_used, tool, tool_version, predictions_license, date; contact optional), then each
     predictions file against the official v1.1 dev file of its task, identified by its SHA-256:
     every dev guid exactly once (missing, duplicate and unknown guids are listed, five of
-    each), values of the right type and range (labels in the label set, STS scores 0-5, DP heads
-    within the sentence, no NaN or infinity). Predictions made for the Hugging Face klue/klue
-    copy (class ids in its label order, guids from positions) are named as such. Files are
-    size-limited and streamed; links, sub-folders and paths outside the folder are refused.
+    each), then each task's checks of its values' types and ranges (labels in the label set,
+    scores on their scale, heads within the sentence, no NaN or infinity). Predictions made for
+    the Hugging Face klue/klue copy (class ids in its label order, guids from positions) are
+    named as such. Files are size-limited and streamed; links, sub-folders and paths outside the
+    folder are refused.
 
     Prints one line per problem on stderr and exits with status 1 if there is any; else one
     line per predictions file checked.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,24 +22,15 @@ from kluebook.submissions.files import (
     DEFAULT_LIMITS,
     PREDICTIONS_SUFFIXES,
     Limits,
-    is_finite_number,
     prediction_lines,
     submission_entries,
 )
 from kluebook.submissions.schema import METADATA, Submission, read_submission
 from kluebook.tasks import Task, all_tasks
-from kluebook.tasks.dp.metric import DEPRELS
-from kluebook.tasks.ner.data import HUB_TAGS
-from kluebook.tasks.ner.metric import TAGS
-from kluebook.tasks.nli.data import HUB_LABELS as NLI_HUB_LABELS
-from kluebook.tasks.nli.data import LABELS as NLI_LABELS
-from kluebook.tasks.ynat.data import HUB_LABELS as YNAT_HUB_LABELS
-from kluebook.tasks.ynat.data import LABELS as YNAT_LABELS
+from kluebook.tasks.interface import HUB_COPY
 
 SHOWN = 5  # guids listed per problem
 OTHER_FILES = ("README.md",)
-STS_RANGE = (0.0, 5.0)
-HUB = "the Hugging Face klue/klue copy"
 HUB_POSITION_GUID = re.compile(r"^[a-z]+-hub-\d+$")
 
 
@@ -125,92 +116,10 @@ def listed(keys: list, count: int | None = None) -> str:
     return shown + (f" and {count - SHOWN} more" if count > SHOWN else "")
 
 
-# --- Values ---------------------------------------------------------------------------------
-# Each checker returns (kind of problem, what was found) for a bad line, None for a good one.
-
-Finding = tuple[str, str] | None
-
-
-def _class_label(names: tuple[str, ...]) -> Callable[[dict, dict], Finding]:
-    def check(record: dict, row: dict) -> Finding:
-        label = row.get("label")
-        if type(label) is int:
-            return "hub label id", repr(label)
-        if label not in names:
-            return "label outside the label set", repr(label)[:40]
-        return None
-
-    return check
-
-
-def _sts(record: dict, row: dict) -> Finding:
-    value = row.get("score")
-    if not is_finite_number(value):
-        return "score that is not a finite number", repr(value)[:40]
-    if not STS_RANGE[0] <= value <= STS_RANGE[1]:
-        return "score outside 0-5", repr(value)
-    return None
-
-
-def _ner(record: dict, row: dict) -> Finding:
-    tags, size = row.get("tags"), len(record["chars"])
-    if not isinstance(tags, list):
-        return "line without a tags list", repr(tags)[:40]
-    if tags and all(type(tag) is int for tag in tags):
-        return "hub tag ids", repr(tags[:3])
-    if len(tags) != size:
-        return "tags list of the wrong length (one tag per character, spaces included)", (
-            f"{len(tags)} for {size}"
-        )
-    unknown = [tag for tag in tags if tag not in TAGS]
-    if unknown:
-        return "unknown tag", repr(unknown[0])[:40]
-    boundary = row.get("boundary")
-    if boundary is not None and (
-        not isinstance(boundary, list) or len(boundary) != 2 or not set(boundary) <= set(TAGS)
-    ):
-        return "boundary that is not two tags", repr(boundary)[:40]
-    return None
-
-
-def _dp(record: dict, row: dict) -> Finding:
-    heads, deprels, size = row.get("heads"), row.get("deprels"), len(record["heads"])
-    if not isinstance(heads, list) or not isinstance(deprels, list):
-        return "line without heads and deprels lists", ""
-    if len(heads) != size or len(deprels) != size:
-        return "heads or deprels of the wrong length (one per eojeol)", (
-            f"{len(heads)}/{len(deprels)} for {size}"
-        )
-    bad = [h for h in heads if type(h) is not int or not 0 <= h <= size]
-    if bad:
-        return "head outside the sentence (0 for the root, else an eojeol's index)", repr(bad[0])
-    unknown = [d for d in deprels if d not in DEPRELS]
-    if unknown:
-        if all(type(d) is int for d in deprels):
-            return "hub dependency label id", repr(unknown[0])
-        return "unknown dependency label", repr(unknown[0])[:40]
-    return None
-
-
-VALUE_CHECKS: dict[str, Callable[[dict, dict], Finding]] = {
-    "ynat": _class_label(YNAT_LABELS),
-    "nli": _class_label(NLI_LABELS),
-    "sts": _sts,
-    "ner": _ner,
-    "dp": _dp,
-}
-HUB_NOTES = {
-    "ynat": f"{HUB} numbers the topics 0-6 as {', '.join(YNAT_HUB_LABELS)}",
-    "nli": f"{HUB} numbers the labels 0-2 as {', '.join(NLI_HUB_LABELS)}",
-    "ner": f"{HUB} numbers the tags 0-12 as {', '.join(HUB_TAGS)}",
-    "dp": f"{HUB} may give dependency labels as ids",
-}
-
-
-def _hub_line(task: str, file: str, kind: str, count: int, examples: list) -> str:
+def _hub_line(file: str, kind: str, numbered: str, count: int, examples: list) -> str:
     return (
-        f"{file}: {count} lines give {kind}s, not names: predictions for {HUB} (data v1) "
-        f"are not read as v1.1 names ({HUB_NOTES.get(task, '')}); write the names "
+        f"{file}: {count} lines give {kind}s, not names: predictions for {HUB_COPY} (data v1) "
+        f"are not read as v1.1 names ({numbered}); write the names "
         f"(first: {listed(examples, count)})"
     )
 
@@ -226,8 +135,9 @@ def check_predictions(
     seen: set = set()
     duplicates, unknown, hub_positions = Tally(), Tally(), Tally()
     findings: dict[str, Tally] = defaultdict(Tally)
+    hub_ids: dict[str, str] = {}  # kind of problem -> how the hub copy numbers the values
     kept = []  # rows scored at the end, for a task without its own value check
-    value_check = VALUE_CHECKS.get(task.name)
+    value_check = module.check_line
     try:
         for number, row in prediction_lines(path, limits):
             result.lines += 1
@@ -250,7 +160,9 @@ def check_predictions(
                 continue
             found = value_check(by_key[key], row)
             if found:
-                findings[found[0]].add(f"{_show(key)} {found[1]}".strip())
+                findings[found.kind].add(f"{_show(key)} {found.found}".strip())
+                if found.hub_ids:
+                    hub_ids[found.kind] = found.hub_ids
     except KluebookError as error:
         result.problems.append(str(error))
         return result
@@ -261,7 +173,7 @@ def check_predictions(
             missing.add(key)
     if hub_positions.count:
         result.problems.append(
-            f"{file}: {hub_positions.count} guids are positions in {HUB} split, which has no "
+            f"{file}: {hub_positions.count} guids are positions in {HUB_COPY} split, which has no "
             f"guids for {task.name}: key each line by the official v1.1 guid "
             f"({listed(hub_positions.first, hub_positions.count)})"
         )
@@ -271,8 +183,8 @@ def check_predictions(
                 f"{file}: {tally.count} {what} guids: {listed(tally.first, tally.count)}"
             )
     for kind, tally in findings.items():
-        if kind.startswith("hub "):
-            result.problems.append(_hub_line(task.name, file, kind, tally.count, tally.first))
+        if kind in hub_ids:
+            result.problems.append(_hub_line(file, kind, hub_ids[kind], tally.count, tally.first))
         else:
             result.problems.append(
                 f"{file}: {tally.count} lines with a {kind}: {listed(tally.first, tally.count)}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import re
 import stat
 import zlib
@@ -19,7 +18,7 @@ from kluebook.common.errors import KluebookError
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_FILE_BYTES = 256 * 2**20  # a predictions file as stored (compressed or not)
 MAX_DECOMPRESSED_BYTES = 512 * 2**20  # a gzip file's content
-MAX_LINE_BYTES = 2**20  # one JSON line (a DP or NER sentence is a few kilobytes)
+MAX_LINE_BYTES = 2**20  # one JSON line (a sentence's tags or heads are a few kilobytes)
 MAX_TEXT_BYTES = 64 * 2**10  # submission.yaml, README.md
 PREDICTIONS_SUFFIXES = (".jsonl", ".jsonl.gz")
 
@@ -135,8 +134,3 @@ def prediction_lines(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[tu
                 yield number, row
     except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
         raise KluebookError(f"{path.name}: cannot read ({type(error).__name__})") from error
-
-
-def is_finite_number(value: object) -> bool:
-    """A JSON number that is finite (booleans excluded; 1e999 reads as infinity)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -4,6 +4,7 @@ to offer it: the recipe switches scoring reads, keys by guid, guids from hub pos
 Task modules import this, never the registry (`kluebook.tasks`), which imports them.
 """
 
+import math
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
@@ -25,6 +26,39 @@ def guid_keys(records: list[dict]) -> list[Hashable]:
 def guid_of(row: dict) -> Hashable:
     """A predictions line keyed by its guid: the default `prediction_key`."""
     return row["guid"]
+
+
+HUB_COPY = "the Hugging Face klue/klue copy"
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """What is wrong with one predictions line (`TaskModule.check_line`): the kind of problem,
+    what was found, and, where the line gives the hub copy's ids instead of names, how that copy
+    numbers them (`hub_ids`)."""
+
+    kind: str
+    found: str = ""
+    hub_ids: str = ""
+
+
+def is_finite_number(value: object) -> bool:
+    """A JSON number that is finite (booleans excluded; 1e999 reads as infinity)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def class_label_problem(
+    row: dict, names: tuple[str, ...], hub_names: tuple[str, ...]
+) -> LineProblem | None:
+    """A line's `label` against a task's class names; an integer is the hub copy's id of the
+    class in `hub_names`' order."""
+    label = row.get("label")
+    if type(label) is int:
+        numbered = f"{HUB_COPY} numbers them 0-{len(hub_names) - 1} as {', '.join(hub_names)}"
+        return LineProblem("hub label id", repr(label), numbered)
+    if label not in names:
+        return LineProblem("label outside the label set", repr(label)[:40])
+    return None
 
 
 @dataclass(frozen=True)
@@ -50,6 +84,10 @@ class TaskModule:
     # The answers a predictions line ranks highest, with their probabilities, best first (the
     # item browser's `top answers`); without it, a line's `choice_logprobs` give them.
     top_answers: Callable[[dict], list[tuple[str, float]]] | None = None
+    # A predictions line against its gold record, before any scoring (`kluebook submissions
+    # check`): its values' types and ranges, None for a good line; without it, the official
+    # scorer's own checks judge the file.
+    check_line: Callable[[dict, dict], LineProblem | None] | None = None
 
 
 # The interface's functions, and the module of a task folder each is read from.

@@ -13,7 +13,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.data.klue_tsv import read_sentence_blocks, write_sentence_blocks
 from kluebook.scoring.metric_forms import F1, class_counts
 from kluebook.scoring.switches import NO_SWITCHES, Switches
-from kluebook.tasks.interface import with_position_guids
+from kluebook.tasks.interface import HUB_COPY, LineProblem, with_position_guids
 
 from .metric import DEPRELS, dp_scores, las_classes
 
@@ -154,3 +154,28 @@ def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> l
         {"guid": r["guid"], "heads": list(r["heads"]), "deprels": list(r["deprels"])}
         for r in records
     ]
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's heads and relations: one of each per eojeol, a head within the sentence (0 for
+    the root), a relation of DEPRELS."""
+    heads, deprels, size = row.get("heads"), row.get("deprels"), len(record["heads"])
+    if not isinstance(heads, list) or not isinstance(deprels, list):
+        return LineProblem("line without heads and deprels lists")
+    if len(heads) != size or len(deprels) != size:
+        return LineProblem(
+            "heads or deprels of the wrong length (one per eojeol)",
+            f"{len(heads)}/{len(deprels)} for {size}",
+        )
+    bad = [head for head in heads if type(head) is not int or not 0 <= head <= size]
+    if bad:
+        return LineProblem(
+            "head outside the sentence (0 for the root, else an eojeol's index)", repr(bad[0])
+        )
+    unknown = [deprel for deprel in deprels if deprel not in DEPRELS]
+    if unknown:
+        if all(type(deprel) is int for deprel in deprels):
+            numbered = f"{HUB_COPY} may give dependency labels as ids"
+            return LineProblem("hub dependency label id", repr(unknown[0]), numbered)
+        return LineProblem("unknown dependency label", repr(unknown[0])[:40])
+    return None

@@ -16,7 +16,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.data.klue_tsv import read_sentence_blocks, write_sentence_blocks
 from kluebook.scoring.metric_forms import F1, class_counts
 from kluebook.scoring.switches import NO_SWITCHES, Switches
-from kluebook.tasks.interface import with_position_guids
+from kluebook.tasks.interface import HUB_COPY, LineProblem, with_position_guids
 
 from .metric import ENTITY_TAGS, ENTITY_TYPES, TAGS, ner_scores, scoring_sequence, strict_entities
 
@@ -330,3 +330,28 @@ def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> l
     recipe that scores the boundary tags, each line has them too: `O` at both ends, as the gold."""
     ends = {"boundary": ["O", "O"]} if scores_boundaries(switches) else {}
     return [{"guid": r["guid"], "tags": list(r["tags"]), **ends} for r in records]
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's tags: one of TAGS per character of the sentence (spaces included), and its
+    `boundary`, if any, two tags."""
+    tags, size = row.get("tags"), len(record["chars"])
+    if not isinstance(tags, list):
+        return LineProblem("line without a tags list", repr(tags)[:40])
+    if tags and all(type(tag) is int for tag in tags):
+        numbered = f"{HUB_COPY} numbers the tags 0-{len(HUB_TAGS) - 1} as {', '.join(HUB_TAGS)}"
+        return LineProblem("hub tag ids", repr(tags[:3]), numbered)
+    if len(tags) != size:
+        return LineProblem(
+            "tags list of the wrong length (one tag per character, spaces included)",
+            f"{len(tags)} for {size}",
+        )
+    unknown = [tag for tag in tags if tag not in TAGS]
+    if unknown:
+        return LineProblem("unknown tag", repr(unknown[0])[:40])
+    boundary = row.get("boundary")
+    if boundary is not None and (
+        not isinstance(boundary, list) or len(boundary) != 2 or not set(boundary) <= set(TAGS)
+    ):
+        return LineProblem("boundary that is not two tags", repr(boundary)[:40])
+    return None

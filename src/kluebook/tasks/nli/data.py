@@ -14,6 +14,7 @@ from kluebook.data.klue_json import read_record_list, write_record_list
 from kluebook.scoring.metric_forms import Mean
 from kluebook.scoring.predicted_labels import predicted_labels
 from kluebook.scoring.switches import NO_SWITCHES, Switches
+from kluebook.tasks.interface import LineProblem, class_label_problem
 
 from .metric import accuracy
 
@@ -88,3 +89,8 @@ def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> 
 def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
     """Each pair's gold label as its predictions line (the format's worked example)."""
     return [{"guid": r["guid"], "label": r["gold_label"]} for r in records]
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's label: one of LABELS by name (the hub copy's ids are named as such)."""
+    return class_label_problem(row, LABELS, HUB_LABELS)

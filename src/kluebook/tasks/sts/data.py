@@ -17,6 +17,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.data.klue_json import read_record_list, write_record_list
 from kluebook.scoring.metric_forms import F1, Pearson, class_counts
 from kluebook.scoring.switches import NO_SWITCHES, Switches
+from kluebook.tasks.interface import LineProblem, is_finite_number
 
 from .metric import THRESHOLD, pearson_r, threshold_f1
 
@@ -120,3 +121,17 @@ def resampling_statistics(records: list[dict], predictions: dict[str, dict]) -> 
 def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> list[dict]:
     """Each pair's gold real-valued score as its predictions line (the format's example)."""
     return [{"guid": r["guid"], "score": r["labels"]["real-label"]} for r in records]
+
+
+# The range of the similarity scale (0 to 5) a predicted score must lie in.
+SCORE_RANGE = (0.0, 5.0)
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's score: a finite number on the 0-5 scale."""
+    value = row.get("score")
+    if not is_finite_number(value):
+        return LineProblem("score that is not a finite number", repr(value)[:40])
+    if not SCORE_RANGE[0] <= value <= SCORE_RANGE[1]:
+        return LineProblem("score outside 0-5", repr(value))
+    return None
