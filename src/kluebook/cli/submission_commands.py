@@ -24,11 +24,14 @@ DataDirOption = Annotated[
 ]
 
 
+SubmissionFolders = Annotated[
+    list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
+]
+
+
 @submissions_app.command("check")
 def check(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
-    ],
+    paths: SubmissionFolders,
     data_dir: DataDirOption = None,
 ) -> None:
     """Check submissions before they are published; nothing is written.
@@ -69,9 +72,7 @@ def check(
 
 @submissions_app.command("score")
 def score(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
-    ],
+    paths: SubmissionFolders,
     data_dir: DataDirOption = None,
 ) -> None:
     """Rescore submissions by the official metric code into their derived records.
@@ -105,9 +106,7 @@ def score(
 
 @submissions_app.command("verify")
 def verify(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Submission folders (`submissions/<slug>`), one or more.")
-    ],
+    paths: SubmissionFolders,
     data_dir: DataDirOption = None,
 ) -> None:
     """Re-derive every number of each submission's record from its predictions and the official
