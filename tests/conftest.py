@@ -12,11 +12,16 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from support import prompted
 
 from kluebook.book.build import copy_sources
 from kluebook.common.paths import CHECKOUT, KLUE_DATA
 from kluebook.recording import fingerprints
 from kluebook.tasks import all_tasks
+
+# The tiny causal LMs of the prompted track's runs (tests/support/prompted.py), for every folder.
+causal_folder = prompted.causal_folder
+other_causal_folder = prompted.other_causal_folder
 
 # A guard against a hung command, far above the longest one (a sweep of every smoke task).
 CLI_TIMEOUT_S = 1800

@@ -1,5 +1,5 @@
 """The book's pages and the task cards it shows cite the tests that check what they say
-(`tasks/test_dp_parser.py::name`): every cited file and test exists, so a moved or renamed test
+(`tasks/dp/test_dp_parser.py::name`): every cited file and test exists, so a moved or renamed test
 cannot leave a page pointing at nothing."""
 
 import re

@@ -5,7 +5,7 @@ templates; the task's figure draws each template's score, and the same records d
 file."""
 
 import pytest
-from results.template_sweep import NLI, template_sweep
+from support.template_sweep import NLI, template_sweep
 
 from kluebook.book import pages, result_figures, results_page
 from kluebook.book.prompt_sensitivity import sensitivity_figure_path

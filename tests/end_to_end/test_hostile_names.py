@@ -24,7 +24,7 @@ import nbformat
 import pytest
 import yaml
 from conftest import load_script
-from prompting.serving import CountingProxy
+from support.serving import CountingProxy
 
 from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import get_task

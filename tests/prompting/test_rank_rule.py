@@ -11,13 +11,12 @@ import threading
 import time
 
 import pytest
+from support.serving import JsonHandler, LoopbackServer
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import conditioning_length, continuation
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_SIZE
-
-from .serving import JsonHandler, LoopbackServer
 
 CHOICES = ("1", "2", "10", "없음")
 SYLLABLES = "가나다라마바사아자차카타파하"

@@ -8,14 +8,13 @@ import json
 import time
 
 import pytest
+from support.serving import ScriptedServer
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.response_cache import ResponseCache
 from kluebook.prompting.served_model import served_model
 from kluebook.prompting.server_lm import ServerLM
 from kluebook.prompting.server_options import ServerOptions, server_options
-
-from .serving import ScriptedServer
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 

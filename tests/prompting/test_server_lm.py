@@ -8,6 +8,7 @@ nothing but the server's model listing. The API key reaches the server and nothi
 from pathlib import Path
 
 import pytest
+from support.serving import CountingProxy, prompt_of
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import answer_items
@@ -18,8 +19,6 @@ from kluebook.prompting.render import render_prompt
 from kluebook.prompting.server_lm import ServerLM
 from kluebook.prompting.server_options import ServerOptions
 from kluebook.training.checkpoints import model_id
-
-from .serving import CountingProxy, prompt_of
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")

@@ -7,13 +7,12 @@ import json
 import time
 
 import pytest
+from support.serving import ScriptedServer
 
 from kluebook.prompting.answering import Usage, answer_items
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
-
-from .serving import ScriptedServer
 
 MODEL = "llm"
 

@@ -6,10 +6,10 @@ on some templates and the other way on the rest, each verdict from the paired co
 import statistics
 
 import pytest
+from support.template_sweep import NLI, SEEDS, TEMPLATES, template_sweep
 
 from kluebook.results.aggregation import reproduced_rows
 from kluebook.results.sensitivity import BETTER, WORSE, sweeps
-from results.template_sweep import NLI, SEEDS, TEMPLATES, template_sweep
 
 
 @pytest.fixture(scope="module")

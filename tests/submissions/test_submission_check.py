@@ -5,12 +5,11 @@ KLUEBOOK_DATA_DIR has them, on the real ones."""
 import random
 
 import pytest
+from support.submissions import METADATA, make_submission, write_lines
 
 from kluebook.common.errors import KluebookError
 from kluebook.submissions.check import SHOWN, check_submission, gold_file
 from kluebook.tasks import get_task
-
-from .helpers import METADATA, make_submission, write_lines
 
 
 def problems(folder, data_dir):

@@ -5,12 +5,11 @@ import gzip
 import os
 
 import pytest
+from support.submissions import make_submission
 
 from kluebook.common.errors import KluebookError
 from kluebook.submissions.check import check_submission
 from kluebook.submissions.files import Limits, prediction_lines
-
-from .helpers import make_submission
 
 
 def test_a_file_over_the_size_limit_is_refused(tmp_path, generated_dev, perfect):

@@ -4,6 +4,7 @@ checksums hold, validated on read, and verified cell by cell."""
 import json
 
 import pytest
+from support.submissions import make_submission
 
 from kluebook.common.errors import KluebookError
 from kluebook.scoring.predictions import score_predictions
@@ -16,8 +17,6 @@ from kluebook.submissions.derived import (
     write_record,
 )
 from kluebook.tasks import get_task
-
-from .helpers import make_submission
 
 
 @pytest.fixture

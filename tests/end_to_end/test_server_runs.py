@@ -11,13 +11,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from support.serving import CountingProxy, KeyEchoingServer
 
 from kluebook.common.paths import PACKAGE
 from kluebook.prompting.local_server import TransformersServer
 from kluebook.recording import provenance
 from kluebook.training import checkpoints
-
-from .serving import CountingProxy, KeyEchoingServer
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")

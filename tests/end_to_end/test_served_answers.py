@@ -7,13 +7,12 @@ an answer (decoding, chat template, special or stop tokens, the token limit) fai
 import json
 
 import pytest
+from support.serving import CountingProxy
+from support.trained_lm import smoke_questions, train_answering_lm
 
 from kluebook.data import loading
 from kluebook.prompting.local_server import TransformersServer
 from kluebook.training import checkpoints
-
-from .serving import CountingProxy
-from .trained_lm import smoke_questions, train_answering_lm
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
