@@ -1,0 +1,367 @@
+"""`kluebook.submissions.importing`: the importers, on logs the real tools wrote (the fixtures
+of tests/support/make_import_fixtures.py: lm-eval 0.4.13, inspect-ai 0.3.285), on a kluebook
+run's record, on bad input, and on the real dev files where KLUEBOOK_DATA_DIR has them."""
+
+import datetime
+import importlib.util
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import valid_record
+
+from kluebook.common.errors import KluebookError
+from kluebook.common.paths import KLUE_DATA
+from kluebook.recording.records import write_record
+from kluebook.submissions.files import Limits
+from kluebook.submissions.importing import import_submission
+from kluebook.submissions.schema import read_submission
+from kluebook.tasks import get_task
+
+FIXTURES = Path(__file__).parent / "fixtures" / "import"
+DATA = FIXTURES / "data"
+LM_EVAL = FIXTURES / "lm_eval"
+INSPECT = FIXTURES / "inspect"
+GIVEN = {
+    "link": "https://example.org/tiny",
+    "training_data": "nothing: random weights",
+    "dev_data_used": False,
+    "predictions_license": "CC0-1.0",
+}
+# The NLI prompt's answers and what each stands for (kluebook.tasks.nli.prompting).
+NLI_ANSWERS = {"참": "entailment", "거짓": "contradiction", "알 수 없음": "neutral"}
+
+
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def dev(task: str) -> list[dict]:
+    path = DATA / get_task(task).files["dev"].replace(".json", ".partial.json")
+    return get_task(task).module.read_official(path)
+
+
+def guid_of_pair(premise: str, hypothesis: str) -> str | None:
+    found = [
+        r["guid"] for r in dev("nli") if (r["premise"], r["hypothesis"]) == (premise, hypothesis)
+    ]
+    return found[0] if found else None
+
+
+def test_lm_eval_samples_become_a_submission_that_passes_the_check(tmp_path):
+    folder = tmp_path / "tiny-lm-eval"
+    report = import_submission([LM_EVAL], folder, {**GIVEN, "model": "tiny"}, DATA)
+    assert report.check.all_problems == []
+    by_task = {t.task: t for t in report.tasks}
+    ynat, nli = by_task["ynat"], by_task["nli"]
+    assert (ynat.items, len(ynat.lines), ynat.by_guid, ynat.by_text) == (6, 6, 6, 0)
+    assert (nli.items, len(nli.lines), nli.by_guid, nli.by_text) == (7, 6, 0, 6)
+    [(why, tally)] = nli.left_out.items()
+    assert why == "not mapped (its text matches no dev item)" and tally.count == 1
+    assert tally.first[0].endswith(".jsonl line 7")
+    assert "reduced copy" in nli.gold
+    # Each answer, worked out from the log: the choice of the highest log-likelihood, named by
+    # its continuation; lm-eval's own `acc` (target: the first choice) agrees with it.
+    [samples] = LM_EVAL.glob("samples_kluebook_nli_*.jsonl")
+    expected = []
+    for row in read_lines(samples):
+        scores = [float(response[0]) for response in row["filtered_resps"]]
+        best = scores.index(max(scores))
+        guid = guid_of_pair(row["doc"]["premise"], row["doc"]["hypothesis"])
+        assert (best == 0) == (row["acc"] == 1.0)
+        if guid:
+            answer = row["arguments"][f"gen_args_{best}"]["arg_1"].strip()
+            expected.append({"guid": guid, "label": NLI_ANSWERS[answer]})
+    assert read_lines(folder / "nli.jsonl") == expected
+    submission, problems = read_submission(folder / "submission.yaml")
+    assert problems == []
+    results = json.loads(next(LM_EVAL.glob("results_*.json")).read_text())
+    assert submission.tool == "lm-evaluation-harness"
+    assert submission.tool_version == results["lm_eval_version"] == "0.4.13"
+    assert submission.parameters == results["config"]["model_num_parameters"]
+    assert submission.method == "prompted" and submission.model == "tiny"
+    assert submission.date == datetime.datetime.fromtimestamp(results["date"], datetime.UTC).date()
+
+
+def test_a_models_path_is_never_taken_for_its_name(tmp_path):
+    log = tmp_path / "log"
+    shutil.copytree(LM_EVAL, log)
+    [results_file] = log.glob("results_*.json")
+    results = json.loads(results_file.read_text())
+    for name, taken in (
+        ("/home/me/models/tiny", None),
+        ("klue/roberta-large", "klue/roberta-large"),
+    ):
+        results_file.write_text(json.dumps({**results, "model_name": name}))
+        folder = tmp_path / f"x{len(name)}"
+        if taken is None:
+            with pytest.raises(KluebookError, match=r"give: model \(--model\)$"):
+                import_submission([log], folder, GIVEN, DATA)
+            assert not folder.exists()
+        else:
+            import_submission([log], folder, GIVEN, DATA)
+            assert read_submission(folder / "submission.yaml")[0].model == taken
+
+
+def test_missing_metadata_is_named_with_its_option_and_nothing_is_written(tmp_path):
+    with pytest.raises(KluebookError) as error:
+        import_submission([INSPECT / "kluebook_nli.json"], tmp_path / "x", {}, DATA)
+    message = str(error.value)
+    assert message.startswith("the sources do not say, so give: ")
+    for named in ("link (--link)", "parameters (--parameters)", "--training-data", "--license"):
+        assert named in message
+    for said in ("model (", "tool (", "tool_version", "date (", "method ("):
+        assert said not in message
+    assert list(tmp_path.iterdir()) == []
+
+
+def inspect_given() -> dict:
+    return {**GIVEN, "parameters": 0}
+
+
+def test_an_inspect_json_log_becomes_a_submission(tmp_path):
+    log = json.loads((INSPECT / "kluebook_nli.json").read_text())
+    folder = tmp_path / "mock-inspect"
+    report = import_submission([INSPECT / "kluebook_nli.json"], folder, inspect_given(), DATA)
+    assert report.check.all_problems == []
+    [nli] = report.tasks
+    assert (nli.items, len(nli.lines), nli.by_text) == (7, 6, 6)
+    assert nli.left_out["not mapped (its text matches no dev item)"].first == [
+        "kluebook_nli.json sample 7"
+    ]
+    gold = {r["guid"]: r["gold_label"] for r in dev("nli")}
+    lines = read_lines(folder / "nli.jsonl")
+    # The tool's own scorer: C(orrect) exactly where the imported label is the gold one.
+    for line, sample in zip(lines, log["samples"], strict=False):
+        assert (
+            guid_of_pair(*sample["input"].removeprefix("전제: ").split("\n가설: ")) == line["guid"]
+        )
+        assert (line["label"] == gold[line["guid"]]) == (sample["scores"]["choice"]["value"] == "C")
+    assert sum(line["label"] != gold[line["guid"]] for line in lines) == 1
+    submission, _ = read_submission(folder / "submission.yaml")
+    assert (submission.tool, submission.tool_version) == ("Inspect AI", "0.3.285")
+    assert submission.model == "mockllm/model"
+    assert submission.date == datetime.date.fromisoformat(log["eval"]["created"][:10])
+
+
+def test_an_eval_log_gives_what_its_json_log_gives(tmp_path):
+    json_log = import_submission(
+        [INSPECT / "kluebook_nli.json"], tmp_path / "a", inspect_given(), DATA
+    )
+    deflated = import_submission(
+        [INSPECT / "kluebook_nli.deflate.eval"], tmp_path / "b", inspect_given(), DATA
+    )
+    assert deflated.check.all_problems == []
+    assert [t.lines for t in deflated.tasks] == [t.lines for t in json_log.tasks]
+    # As Inspect writes it today, Zstandard-compressed: read where `zstandard` is installed.
+    if importlib.util.find_spec("zstandard") is None:
+        with pytest.raises(KluebookError, match=r"Zstandard-compressed.*inspect log convert"):
+            import_submission(
+                [INSPECT / "kluebook_nli.eval"], tmp_path / "c", inspect_given(), DATA
+            )
+    else:
+        zstd = import_submission(
+            [INSPECT / "kluebook_nli.eval"], tmp_path / "c", inspect_given(), DATA
+        )
+        assert [t.lines for t in zstd.tasks] == [t.lines for t in json_log.tasks]
+
+
+def write_run(results: Path, lines: list[dict], **fields) -> Path:
+    record = valid_record({"task": "nli", "profile": "paper", "data_source": "official", **fields})
+    path = results / "paper" / "nli" / "klue--roberta-large-seed1.json"
+    path.parent.mkdir(parents=True)
+    write_record(path, record)
+    path.with_suffix(".predictions.jsonl").write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    )
+    return path
+
+
+def test_a_kluebook_run_becomes_a_submission_in_one_call(tmp_path):
+    lines = get_task("nli").module.gold_predictions(dev("nli"), {})
+    stranger = {"guid": "klue-nli-v1_dev_99999", "label": "neutral"}
+    path = write_run(tmp_path, [*lines, stranger], model="klue/roberta-large")
+    given = {**GIVEN, "dev_data_used": True, "parameters": 337_000_000}
+    report = import_submission([path], tmp_path / "roberta", given, DATA)
+    assert report.check.all_problems == []
+    [nli] = report.tasks
+    assert (nli.items, nli.by_guid, len(nli.lines)) == (7, 6, 6)
+    assert nli.left_out["a guid of no dev item"].first == ["klue-nli-v1_dev_99999"]
+    assert read_lines(tmp_path / "roberta" / "nli.jsonl") == lines
+    submission, _ = read_submission(tmp_path / "roberta" / "submission.yaml")
+    assert (submission.model, submission.method, submission.tool) == (
+        "klue/roberta-large",
+        "fine-tuned",
+        "kluebook",
+    )
+    assert submission.date == datetime.date(2026, 1, 2) and submission.dev_data_used
+
+
+def test_a_failed_run_and_a_refused_value_are_named(tmp_path):
+    failed = write_run(tmp_path / "a", [], status="failed")
+    with pytest.raises(KluebookError, match="the run failed: it has no predictions"):
+        import_submission([failed], tmp_path / "x", GIVEN, DATA)
+    lines = get_task("nli").module.gold_predictions(dev("nli"), {})
+    lines[0] = {**lines[0], "label": 2}  # a hub copy's class id
+    path = write_run(tmp_path / "b", lines)
+    report = import_submission([path], tmp_path / "y", {**GIVEN, "parameters": 1}, DATA)
+    [nli] = report.tasks
+    assert list(nli.left_out) == ["an answer refused (hub label id)"]
+    assert report.check.all_problems == [f"nli.jsonl: 1 missing guids: {lines[0]['guid']}"]
+
+
+def rewritten_samples(tmp_path: Path, change) -> Path:
+    """The fixture's NLI samples file with each row passed through `change`, its results file
+    beside it."""
+    [samples] = LM_EVAL.glob("samples_kluebook_nli_*.jsonl")
+    folder = tmp_path / "log"
+    folder.mkdir()
+    [results] = LM_EVAL.glob("results_*.json")
+    shutil.copyfile(results, folder / results.name)
+    rows = [change(row) for row in read_lines(samples)]
+    (folder / samples.name).write_text(
+        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    )
+    return folder / samples.name
+
+
+def test_answers_outside_the_tasks_are_refused_unless_mapped(tmp_path):
+    def english(row):  # lm-eval choices in other words: a label's name, and a word of no task
+        words = {" 참": " entailment", " 거짓": " no", " 알 수 없음": " neutral"}
+        for argument in row["arguments"].values():
+            argument["arg_1"] = words[argument["arg_1"]]
+        return row
+
+    samples = rewritten_samples(tmp_path, english)
+    given = {**GIVEN, "model": "tiny"}
+    report = import_submission([samples], tmp_path / "a", given, DATA)
+    [nli] = report.tasks
+    refused = nli.left_out["an answer outside the task's"]
+    assert refused.count == 5 and refused.first[0].endswith("line 1 'no'")
+    assert read_lines(tmp_path / "a" / "nli.jsonl") == [
+        {"guid": "klue-nli-v1_dev_00005", "label": "entailment"}
+    ]
+    assert report.check.all_problems  # five dev items have no prediction
+    mapped = import_submission(
+        [samples], tmp_path / "b", given, DATA, answers={"no": "contradiction"}
+    )
+    assert mapped.check.all_problems == []
+    assert [line["label"] for line in mapped.tasks[0].lines] == ["contradiction"] * 5 + [
+        "entailment"
+    ]
+
+
+def test_a_task_name_that_says_no_task_must_be_given(tmp_path):
+    samples = rewritten_samples(tmp_path, lambda row: row)
+    renamed = samples.with_name(samples.name.replace("kluebook_nli", "entailment_test"))
+    samples.rename(renamed)
+    given = {**GIVEN, "model": "tiny"}
+    with pytest.raises(KluebookError, match=r"--task entailment_test=<one of ynat, "):
+        import_submission([renamed], tmp_path / "a", given, DATA)
+    report = import_submission([renamed], tmp_path / "b", given, DATA, {"entailment_test": "nli"})
+    assert report.check.all_problems == []
+
+
+def test_bad_input_is_one_line(tmp_path):
+    given = {**GIVEN, "model": "tiny", "parameters": 1}
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(KluebookError, match=r"^notes.txt: not a known tool's output"):
+        import_submission([tmp_path / "notes.txt"], tmp_path / "a", given, DATA)
+    broken = rewritten_samples(tmp_path, lambda row: row)
+    broken.write_text(broken.read_text() + "{not json\n")
+    with pytest.raises(KluebookError, match=r"samples_kluebook_nli_.*\.jsonl:8: not valid JSON"):
+        import_submission([broken], tmp_path / "a", given, DATA)
+    with pytest.raises(KluebookError, match="already exists"):
+        import_submission([LM_EVAL], tmp_path, given, DATA)
+    with pytest.raises(KluebookError, match="slug"):
+        import_submission([LM_EVAL], tmp_path / "Not A Slug", given, DATA)
+    (tmp_path / "a.json").write_text("[1, 2]")
+    with pytest.raises(KluebookError, match=r"^a.json: not an Inspect eval log"):
+        import_submission([tmp_path / "a.json"], tmp_path / "b", given, DATA)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "log", "notes.txt"]
+
+
+def test_an_eval_log_unpacking_past_its_limit_is_refused(tmp_path):
+    bomb = tmp_path / "bomb.eval"
+    with (
+        zipfile.ZipFile(INSPECT / "kluebook_nli.deflate.eval") as old,
+        zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as new,
+    ):
+        for member in old.infolist():
+            new.writestr(member.filename, old.read(member))
+        new.writestr("samples/8_epoch_1.json", b" " * 5_000_000)
+    assert bomb.stat().st_size < 100_000
+    limits = Limits(line_bytes=2**16)
+    with pytest.raises(KluebookError, match=r"samples/8_epoch_1\.json: over the size limit"):
+        import_submission([bomb], tmp_path / "x", inspect_given(), DATA, limits=limits)
+
+
+@pytest.mark.realdata
+def test_a_log_of_the_real_dev_files_is_mapped_by_text_and_passes_the_check(tmp_path, klue_file):
+    """lm-eval samples shaped as the fixture's, of every real NLI and YNAT dev item, without
+    their guids (made here, never committed): each is found by its text, and the submission
+    passes the check against the real files and scores 100."""
+    nli_file = klue_file("klue-nli-v1.1/klue-nli-v1.1_dev.json")
+    ynat_file = klue_file("ynat-v1.1/ynat-v1.1_dev.json", "ynat-v1.1/ynat-v1.1_dev.partial.json")
+    [samples] = LM_EVAL.glob("samples_kluebook_nli_*.jsonl")
+    template = read_lines(samples)[0]
+    words = {label: word for word, label in NLI_ANSWERS.items()}
+    log = tmp_path / "log"
+    log.mkdir()
+    rows = []
+    for number, record in enumerate(get_task("nli").module.read_official(nli_file)):
+        answers = list(words.values())
+        rows.append(
+            {
+                **template,
+                "doc_id": number,
+                "doc": {"premise": record["premise"], "hypothesis": record["hypothesis"]},
+                "arguments": {
+                    f"gen_args_{i}": {"arg_0": "...", "arg_1": f" {answer}"}
+                    for i, answer in enumerate(answers)
+                },
+                "filtered_resps": [
+                    [str(-1.0 if answer == words[record["gold_label"]] else -3.0), "False"]
+                    for answer in answers
+                ],
+            }
+        )
+    ynat_records = get_task("ynat").module.read_official(ynat_file)
+    labels = sorted({r["label"] for r in ynat_records})
+    ynat_rows = [
+        {
+            **template,
+            "doc_id": number,
+            "doc": {"title": record["title"]},
+            "arguments": {
+                f"gen_args_{i}": {"arg_0": "...", "arg_1": f" {label}"}
+                for i, label in enumerate(labels)
+            },
+            "filtered_resps": [
+                [str(-1.0 if label == record["label"] else -3.0), "False"] for label in labels
+            ],
+        }
+        for number, record in enumerate(ynat_records)
+    ]
+    for task, task_rows in (("klue_nli", rows), ("klue_ynat", ynat_rows)):
+        (log / f"samples_{task}_2026-12-07T00-00-00.000000.jsonl").write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in task_rows)
+        )
+    given = {**GIVEN, "model": "oracle", "parameters": 0, "tool_version": "0.4.13"}
+    given["date"] = datetime.date(2026, 12, 7)
+    report = import_submission([log], tmp_path / "oracle", given, KLUE_DATA)
+    assert report.check.all_problems == []
+    for imported in report.tasks:
+        assert imported.left_out == {} and imported.by_text == imported.items
+    assert {t.task: len(t.lines) for t in report.tasks} == {
+        "nli": 3000,
+        "ynat": len(ynat_records),
+    }
+    for imported in report.tasks:
+        task = get_task(imported.task)
+        records = task.module.read_official(nli_file if imported.task == "nli" else ynat_file)
+        predictions = {line["guid"]: line for line in imported.lines}
+        metric = task.metrics[0].key
+        assert task.module.score(records, predictions, {})[metric] == pytest.approx(100.0)
