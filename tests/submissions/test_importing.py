@@ -16,9 +16,11 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.paths import KLUE_DATA
 from kluebook.recording.records import write_record
 from kluebook.submissions.files import Limits
-from kluebook.submissions.importing import import_submission
+from kluebook.submissions.importing import ItemIndex, import_submission
 from kluebook.submissions.schema import read_submission
+from kluebook.submissions.tool_logs import ToolItem
 from kluebook.tasks import get_task
+from kluebook.tasks.prompt_items import PromptItem
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 DATA = FIXTURES / "data"
@@ -365,3 +367,69 @@ def test_a_log_of_the_real_dev_files_is_mapped_by_text_and_passes_the_check(tmp_
         predictions = {line["guid"]: line for line in imported.lines}
         metric = task.metrics[0].key
         assert task.module.score(records, predictions, {})[metric] == pytest.approx(100.0)
+
+
+def test_an_item_is_found_by_its_fields_each_at_its_own_place():
+    """Text matching never gives an item a wrong guid: a field found only inside another field
+    does not count, a pair whose hypothesis is part of another's loses to that pair, and a text
+    that holds two items (demonstrations from dev) or two items with the same text map to none.
+    """
+    premise = "원래 계획대로라면 수리가 끝나야 하지만, 현재 수리가 늦어지고 있다."
+    items = [
+        PromptItem("a", {"premise": premise, "hypothesis": "수리가 모두 끝났다."}, ""),
+        PromptItem("b", {"premise": premise, "hypothesis": "현재 수리가 늦어지고 있다."}, ""),
+        PromptItem(
+            "c", {"premise": premise, "hypothesis": "수리가 모두 끝났다. 발사는 미뤄졌다."}, ""
+        ),
+        PromptItem("d", {"premise": "같은 문장.", "hypothesis": "같은 가설."}, ""),
+        PromptItem("e", {"premise": "같은 문장.", "hypothesis": "같은 가설."}, ""),
+    ]
+    index = ItemIndex(items)
+
+    def found(*texts: str, guid: str | None = None):
+        item, how = index.find(ToolItem("here", guid, texts, "참"))
+        return (item.key if item else None), how
+
+    def rendered(item: PromptItem) -> str:
+        return f"전제: {item.fields['premise']}\n가설: {item.fields['hypothesis']}\n답:"
+
+    assert found(rendered(items[0])) == ("a", "text")  # not b, whose hypothesis is in the premise
+    assert found(rendered(items[1])) == ("b", "text")
+    assert found(rendered(items[2])) == ("c", "text")  # not a, whose hypothesis is part of c's
+    assert found(premise, "  수리가 모두\n끝났다. ") == ("a", "text")  # fields as given, spaced
+    assert found(rendered(items[0]) + "\n\n" + rendered(items[1]))[0] is None
+    assert found(rendered(items[3])) == (None, "matches more than one dev item")
+    assert found(rendered(items[3]), guid="e") == ("e", "guid")
+    assert found("다른 문장.") == (None, "its text matches no dev item")
+
+
+@pytest.mark.realdata
+def test_rendered_prompts_of_the_real_dev_file_find_their_items(tmp_path, klue_file):
+    """An Inspect log shaped as the fixture's whose samples keep only the rendered prompt (no
+    metadata, no guid) of every real NLI dev pair: each pair is found at its own place in its
+    prompt (some hypotheses are part of their premise), and the submission scores 100."""
+    nli_file = klue_file("klue-nli-v1.1/klue-nli-v1.1_dev.json")
+    records = get_task("nli").module.read_official(nli_file)
+    log = json.loads((INSPECT / "kluebook_nli.json").read_text())
+    [template] = log["samples"][:1]
+    labels = list(NLI_ANSWERS.values())  # in the order of the samples' choices
+    log["samples"] = [
+        {
+            **template,
+            "id": number + 1,
+            "input": f"전제: {record['premise']}\n가설: {record['hypothesis']}",
+            "metadata": {},
+            "scores": {
+                "choice": {"value": "C", "answer": "ABC"[labels.index(record["gold_label"])]}
+            },
+        }
+        for number, record in enumerate(records)
+    ]
+    path = tmp_path / "nli.json"
+    path.write_text(json.dumps(log, ensure_ascii=False))
+    report = import_submission([path], tmp_path / "oracle", inspect_given(), KLUE_DATA)
+    assert report.check.all_problems == []
+    [nli] = report.tasks
+    assert (nli.by_text, len(nli.lines), nli.left_out) == (3000, 3000, {})
+    predictions = {line["guid"]: line for line in nli.lines}
+    assert get_task("nli").module.score(records, predictions, {})["accuracy"] == 100.0

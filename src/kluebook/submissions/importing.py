@@ -201,14 +201,44 @@ def normal(text: str) -> str:
 class ItemIndex:
     """The dev items of a task, found by guid or by their text fields."""
 
+    PREFIX = 8  # characters of an item's longest field that find it inside a longer text
+
     def __init__(self, items: list[PromptItem]):
         self.items = items
         self.by_key: dict[Hashable, PromptItem] = {item.key: item for item in items}
         self.fields = [tuple(normal(v) for v in item.fields.values()) for item in items]
         self.by_text: dict[str, set[int]] = {}
+        # prefix length -> the first characters of an item's longest field -> those items
+        self.by_prefix: dict[int, dict[str, set[int]]] = {}
         for index, values in enumerate(self.fields):
             for value in values:
                 self.by_text.setdefault(value, set()).add(index)
+            longest = max(values, key=len, default="")
+            if longest:
+                size = min(len(longest), self.PREFIX)
+                self.by_prefix.setdefault(size, {}).setdefault(longest[:size], set()).add(index)
+
+    def _inside(self, texts: list[str]) -> set[int]:
+        """The items whose fields lie inside `texts` (a rendered prompt), each at its own place
+        (a hypothesis that is part of the premise is not found there); of several, those no
+        other one contains field by field (a hypothesis that is part of another pair's
+        hypothesis loses to that pair)."""
+        joined = "\0".join(texts)
+        candidates: set[int] = set()
+        for size, table in self.by_prefix.items():
+            for start in range(len(joined) - size + 1):
+                candidates |= table.get(joined[start : start + size], set())
+        found = {i for i in candidates if _apart(self.fields[i], joined)}
+        return {
+            i
+            for i in found
+            if not any(
+                j != i
+                and self.fields[j] != self.fields[i]
+                and all(a in b for a, b in zip(self.fields[i], self.fields[j], strict=True))
+                for j in found
+            )
+        }
 
     def find(self, tool_item: ToolItem) -> tuple[PromptItem | None, str]:
         """The dev item a tool's item is, and how it was found ("guid" or "text"), or None and
@@ -219,12 +249,8 @@ class ItemIndex:
         present = set(texts)
         candidates = set().union(*(self.by_text.get(text, set()) for text in texts))
         matches = {i for i in candidates if all(v in present for v in self.fields[i])}
-        if not matches:  # the fields inside a rendered prompt
-            matches = {
-                i
-                for i, values in enumerate(self.fields)
-                if values and all(any(v in text for text in texts) for v in values)
-            }
+        if not matches:
+            matches = self._inside(texts)
         keys = {self.items[i].key for i in matches}
         if len(keys) == 1:
             return self.by_key[keys.pop()], "text"
@@ -233,6 +259,21 @@ class ItemIndex:
         if tool_item.guid is not None:
             return None, "its guid is no dev item's and its text matches none"
         return None, "its text matches no dev item"
+
+
+def _apart(values: tuple[str, ...], text: str) -> bool:
+    """Whether each value is found in `text` at a place no longer one took (longest first)."""
+    taken: list[tuple[int, int]] = []
+    for value in sorted(values, key=len, reverse=True):
+        start = text.find(value)
+        while start != -1 and any(
+            start < end and begin < start + len(value) for begin, end in taken
+        ):
+            start = text.find(value, start + 1)
+        if start == -1:
+            return False
+        taken.append((start, start + len(value)))
+    return True
 
 
 def answer_line(task: Task, item: PromptItem, answer: str, answers: dict[str, str]) -> dict | None:

@@ -263,7 +263,10 @@ def read_inspect(path: Path, limits: Limits = DEFAULT_LIMITS) -> ToolRun:
     if path.suffix == ".json":
         log = _read_json(path, limits)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-            raise KluebookError(f"{path.name}: not an Inspect eval log (no eval)")
+            raise KluebookError(
+                f"{path.name}: not an Inspect eval log (no eval), nor a kluebook run's record "
+                "with its <stem>.predictions.jsonl beside it"
+            )
         header, samples = log, log.get("samples") or []
         where = path.name
         items = [_inspect_item(sample, where) for sample in samples]
