@@ -104,20 +104,20 @@ for path in sorted(pathlib.Path(log_dir).iterdir()):
 """
 
 
-def smoke_items() -> dict[str, list[dict]]:
+def smoke_items(fixtures: Path) -> dict[str, list[dict]]:
     """Six generated dev items of NLI and of YNAT, written as reduced copies of the dev files."""
     items = {}
     for name, train in (("nli", 12), ("ynat", 14)):
         task = get_task(name)
         records = task.module.generate(seed=0, train_size=train, dev_size=DEV_SIZE)["dev"]
-        path = FIXTURES / "data" / task.files["dev"].replace(".json", ".partial.json")
+        path = fixtures / "data" / task.files["dev"].replace(".json", ".partial.json")
         path.parent.mkdir(parents=True, exist_ok=True)
         task.module.write_official(records, path)
         items[name] = task.module.read_official(path)
     return items
 
 
-def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path) -> None:
+def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path, fixtures: Path) -> None:
     nli_docs = [
         {"premise": r["premise"], "hypothesis": r["hypothesis"], "answer": 0} for r in items["nli"]
     ] + [{**STRANGER, "answer": 2}]
@@ -159,14 +159,14 @@ def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path) -> None:
         env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin",
              "HOME": str(work)},
     )  # fmt: skip
-    target = FIXTURES / "lm_eval"
+    target = fixtures / "lm_eval"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     for path in sorted(out.rglob("*.json*")):
         scrub(path, target / path.name, work)
 
 
-def run_inspect(python: str, items: dict[str, list[dict]], work: Path) -> None:
+def run_inspect(python: str, items: dict[str, list[dict]], work: Path, fixtures: Path) -> None:
     docs = [
         {"premise": r["premise"], "hypothesis": r["hypothesis"], "choices": NLI_CHOICES}
         for r in items["nli"]
@@ -188,7 +188,7 @@ def run_inspect(python: str, items: dict[str, list[dict]], work: Path) -> None:
         cwd=work,
         env={"PATH": "/usr/bin:/bin", "HOME": str(work), "INSPECT_LOG_LEVEL": "warning"},
     )  # fmt: skip
-    target = FIXTURES / "inspect"
+    target = fixtures / "inspect"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     for path in sorted(logs.iterdir()):
@@ -210,15 +210,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lm-eval", help="a Python that imports lm_eval")
     parser.add_argument("--inspect", help="a Python that imports inspect_ai")
+    parser.add_argument("--out", type=Path, default=FIXTURES, help="where (default: %(default)s)")
     args = parser.parse_args()
-    items = smoke_items()
+    items = smoke_items(args.out)
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         if args.lm_eval:
-            run_lm_eval(args.lm_eval, items, work)
+            run_lm_eval(args.lm_eval, items, work, args.out)
         if args.inspect:
-            run_inspect(args.inspect, items, work)
-    print(f"fixtures written under {FIXTURES}", file=sys.stderr)
+            run_inspect(args.inspect, items, work, args.out)
+    print(f"fixtures written under {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
