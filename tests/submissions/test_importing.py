@@ -170,9 +170,9 @@ def test_an_eval_log_gives_what_its_json_log_gives(tmp_path):
         assert [t.lines for t in zstd.tasks] == [t.lines for t in json_log.tasks]
 
 
-def write_run(results: Path, lines: list[dict], **fields) -> Path:
-    record = valid_record({"task": "nli", "profile": "paper", "data_source": "official", **fields})
-    path = results / "paper" / "nli" / "klue--roberta-large-seed1.json"
+def write_run(results: Path, lines: list[dict], task: str = "nli", **fields) -> Path:
+    record = valid_record({"task": task, "profile": "paper", "data_source": "official", **fields})
+    path = results / "paper" / task / "klue--roberta-large-seed1.json"
     path.parent.mkdir(parents=True)
     write_record(path, record)
     path.with_suffix(".predictions.jsonl").write_text(
@@ -199,6 +199,28 @@ def test_a_kluebook_run_becomes_a_submission_in_one_call(tmp_path):
         "kluebook",
     )
     assert submission.date == datetime.date(2026, 1, 2) and submission.dev_data_used
+
+
+def test_a_models_runs_of_several_tasks_make_one_submission(tmp_path):
+    runs = [
+        write_run(
+            tmp_path,
+            get_task(task).module.gold_predictions(dev(task), {}),
+            task,
+            model="klue/roberta-large",
+            finished_at=f"2026-03-0{day}T10:00:00+00:00",
+        )
+        for task, day in (("nli", 4), ("ynat", 2))
+    ]
+    given = {**GIVEN, "parameters": 337_000_000}
+    report = import_submission(runs, tmp_path / "roberta", given, DATA)
+    assert report.check.all_problems == []
+    assert [(t.task, len(t.lines)) for t in report.tasks] == [("ynat", 6), ("nli", 6)]
+    submission, _ = read_submission(tmp_path / "roberta" / "submission.yaml")
+    assert submission.date == datetime.date(2026, 3, 4)  # the later run's day
+    other = write_run(tmp_path / "other", [], "nli", model="klue/bert-base")
+    with pytest.raises(KluebookError, match=r"disagree on model .* give it with --model$"):
+        import_submission([runs[1], other], tmp_path / "mixed", given, DATA)
 
 
 def test_a_failed_run_and_a_refused_value_are_named(tmp_path):

@@ -147,14 +147,14 @@ def import_command(
         list[str] | None,
         typer.Option(
             help="TOOL_TASK=TASK: the KLUE task a tool's task is, where its name does not say "
-            "(lm-eval's `klue_nli` and Inspect's `kluebook-ynat` do); repeatable."
+            "(a name whose words hold one task's name does, as `klue_<task>`); repeatable."
         ),
     ] = None,
     answer: Annotated[
         list[str] | None,
         typer.Option(
             help="TOOL_ANSWER=ANSWER: what one of the tool's answers stands for, in the task's "
-            "words or a label's name (`--answer yes=entailment`); repeatable."
+            "words or a label's name; repeatable."
         ),
     ] = None,
     model: Annotated[str | None, typer.Option(help="The model's name.")] = None,

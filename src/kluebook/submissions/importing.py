@@ -164,7 +164,7 @@ def read_kluebook_run(path: Path, limits: Limits = DEFAULT_LIMITS) -> Source:
 
 def klue_task(name: str, chosen: dict[str, str]) -> Task:
     """The KLUE task a tool's task name stands for: as `chosen` names it, else the one task name
-    among the words of the tool's (`klue_nli`, `kluebook-nli`)."""
+    among the words of the tool's (`klue_<task>`, `kluebook-<task>`)."""
     tasks = all_tasks()
     if name in chosen:
         if chosen[name] not in tasks:
@@ -220,9 +220,9 @@ class ItemIndex:
 
     def _inside(self, texts: list[str]) -> set[int]:
         """The items whose fields lie inside `texts` (a rendered prompt), each at its own place
-        (a hypothesis that is part of the premise is not found there); of several, those no
-        other one contains field by field (a hypothesis that is part of another pair's
-        hypothesis loses to that pair)."""
+        (a field found only inside another field is not found); of several, those that no
+        other one contains field by field (an item whose field is part of another item's same
+        field loses to that item)."""
         joined = "\0".join(texts)
         candidates: set[int] = set()
         for size, table in self.by_prefix.items():
@@ -359,7 +359,7 @@ def _keep(task: Task, result: TaskImport, record: dict, line: dict, where: str) 
 
 def metadata(sources: list[Source], given: dict) -> Submission:
     """The submission's metadata: each field as given, else as the sources say it (they must
-    agree); a missing field is an error naming its option."""
+    agree; the date is the last they give); a missing field is an error naming its option."""
     found: dict = {}
     for source in sources:
         run = source.run
@@ -374,6 +374,9 @@ def metadata(sources: list[Source], given: dict) -> Submission:
         }
         for key, value in said.items():
             if value is None or key in given:
+                continue
+            if key == "date":  # the predictions were all made by the last run's day
+                found[key] = max(found.get(key, value), value)
                 continue
             if key in found and found[key] != value:
                 raise KluebookError(
