@@ -184,14 +184,19 @@ def write_run(results: Path, lines: list[dict], task: str = "nli", **fields) -> 
 def test_a_kluebook_run_becomes_a_submission_in_one_call(tmp_path):
     lines = get_task("nli").module.gold_predictions(dev("nli"), {})
     stranger = {"guid": "klue-nli-v1_dev_99999", "label": "neutral"}
-    path = write_run(tmp_path, [*lines, stranger], model="klue/roberta-large")
+    scores = {"참": -0.5, "거짓": -2.0, "알 수 없음": -3.0}
+    as_run = [{**line, "choice_logprobs": scores, "item_prompt": "전제: …"} for line in lines]
+    path = write_run(tmp_path, [*as_run, stranger], model="klue/roberta-large")
     given = {**GIVEN, "dev_data_used": True, "parameters": 337_000_000}
     report = import_submission([path], tmp_path / "roberta", given, DATA)
     assert report.check.all_problems == []
     [nli] = report.tasks
     assert (nli.items, nli.by_guid, len(nli.lines)) == (7, 6, 6)
     assert nli.left_out["a guid of no dev item"].first == ["klue-nli-v1_dev_99999"]
-    assert read_lines(tmp_path / "roberta" / "nli.jsonl") == lines
+    # The dev item's text a prompted run keeps beside its answer is never written.
+    assert nli.dropped_fields == {"item_prompt"}
+    written = [{**line, "choice_logprobs": scores} for line in lines]
+    assert read_lines(tmp_path / "roberta" / "nli.jsonl") == written
     submission, _ = read_submission(tmp_path / "roberta" / "submission.yaml")
     assert (submission.model, submission.method, submission.tool) == (
         "klue/roberta-large",

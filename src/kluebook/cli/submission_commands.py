@@ -245,6 +245,11 @@ def import_command(
         )
         for why, tally in imported.left_out.items():
             typer.echo(f"{imported.task}: {tally.line(why)}")
+        if imported.dropped_fields:
+            typer.echo(
+                f"{imported.task}: fields not written (not of the predictions format): "
+                + ", ".join(sorted(imported.dropped_fields))
+            )
     typer.echo(f"wrote {to}")
     for line in report.check.all_problems:
         typer.echo(f"{report.check.slug}: {line}", err=True)

@@ -53,6 +53,7 @@ from kluebook.tasks import Task, all_tasks
 from kluebook.tasks.prompt_items import PromptItem, Ungrounded
 
 KLUEBOOK = "kluebook"
+CHOICE_SCORES = "choice_logprobs"  # a line's log-probability of each choice (rank mode)
 # The option that gives each metadata field, named in the error for a missing one.
 OPTIONS = {
     "model": "--model",
@@ -108,6 +109,8 @@ class TaskImport:
     by_text: int = 0
     left_out: dict[str, Tally] = field(default_factory=dict)
     lines: list[dict] = field(default_factory=list)
+    kept_fields: frozenset[str] = frozenset()  # a line's fields that are written
+    dropped_fields: set[str] = field(default_factory=set)  # the others met
 
     def leave_out(self, why: str, where: str) -> None:
         self.left_out.setdefault(why, Tally()).add(where)
@@ -299,7 +302,11 @@ def import_task(
 ) -> TaskImport:
     """One task's items mapped to guids and their answers to predictions lines."""
     records, described = dev_records(task, data_dir)
-    result = TaskImport(task.name, source_task, described)
+    # A line keeps the fields of the task's predictions format (and the choices' scores the
+    # item browser reads), never others: a run's `item_prompt` holds the dev item's text.
+    formats = task.module.gold_predictions(records[:1], {})
+    kept = frozenset().union(*(line.keys() for line in formats)) | {CHOICE_SCORES}
+    result = TaskImport(task.name, source_task, described, kept_fields=kept)
     by_key = dict(zip(task.module.gold_keys(records), records, strict=True))
     seen: set = set()
     if source_task in source.lines:  # a kluebook run: lines keyed by guid already
@@ -349,10 +356,12 @@ def import_task(
 
 
 def _keep(task: Task, result: TaskImport, record: dict, line: dict, where: str) -> None:
-    """A line kept, unless its task's own check refuses its values."""
+    """A line kept (the fields of the predictions format only), unless its task's own check
+    refuses its values."""
     problem = task.module.check_line(record, line) if task.module.check_line else None
     if problem is None:
-        result.lines.append(line)
+        result.dropped_fields.update(line.keys() - result.kept_fields)
+        result.lines.append({k: v for k, v in line.items() if k in result.kept_fields})
     else:
         result.leave_out(f"an answer refused ({problem.kind})", f"{where} {problem.found}".strip())
 
