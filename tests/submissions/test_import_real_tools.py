@@ -63,3 +63,10 @@ def test_a_fresh_run_of_the_tool_imports_as_the_committed_log(
     got = imported_lines(fresh / log, fresh / "data", tmp_path / "a")
     assert got == imported_lines(FIXTURES / log, FIXTURES / "data", tmp_path / "b")
     assert all(got)
+    if log == "lm_eval":  # and the same greedy generations
+        generated = [
+            [line.split('"filtered_resps"')[1] for line in path.read_text().splitlines()]
+            for root in (fresh, FIXTURES)
+            for path in (root / "lm_eval_generate").glob("samples_*.jsonl")
+        ]
+        assert len(generated) == 2 and generated[0] == generated[1]

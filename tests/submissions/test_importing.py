@@ -460,3 +460,23 @@ def test_rendered_prompts_of_the_real_dev_file_find_their_items(tmp_path, klue_f
     assert (nli.by_text, len(nli.lines), nli.left_out) == (3000, 3000, {})
     predictions = {line["guid"]: line for line in nli.lines}
     assert get_task("nli").module.score(records, predictions, {})["accuracy"] == 100.0
+
+
+def test_generated_answers_are_read_as_the_task_reads_them(tmp_path):
+    """lm-eval's generate_until output (the tiny random model writes no answer of the task):
+    every answer is refused, unless `answers` says what it stands for."""
+    [samples] = (FIXTURES / "lm_eval_generate").glob("samples_*.jsonl")
+    texts = [row["filtered_resps"][0] for row in read_lines(samples)]
+    given = {**GIVEN, "model": "tiny"}
+    with pytest.raises(KluebookError, match=r"^no item of nli could be imported; nothing written$"):
+        import_submission([samples], tmp_path / "a", given, DATA)
+    assert not (tmp_path / "a").exists()
+    unread = texts[2]
+    answers = {text.strip(): "알 수 없음" for text in texts if text != unread}
+    report = import_submission([samples], tmp_path / "b", given, DATA, answers=answers)
+    [nli] = report.tasks
+    assert [line["label"] for line in nli.lines] == ["neutral"] * 5
+    assert nli.left_out["an answer outside the task's"].first == [
+        f"{samples.name} line 3 {unread.strip()!r}"
+    ]
+    assert report.check.all_problems == ["nli.jsonl: 1 missing guids: klue-nli-v1_dev_00002"]

@@ -12,9 +12,10 @@ The items are kluebook's generated smoke data (never KLUE's text): six NLI pairs
 headlines, written as reduced copies of the dev files (`data/`, which the tests check the
 imported submissions against), plus one item of neither dev file, which the importers must
 report as unmapped. The NLI items carry no guid (they are mapped by their text), the YNAT items
-carry theirs. lm-eval ranks the choices with the tiny random causal LM of the prompted track;
-Inspect answers with its `mockllm/model`, given fixed answers. Absolute paths the tools write
-(the model's and the data's folders) are replaced by their names.
+carry theirs. lm-eval ranks the choices with the tiny random causal LM of the prompted track
+(`lm_eval/`), and answers the NLI items by greedy generation too (`lm_eval_generate/`, with the
+same results file); Inspect answers with its `mockllm/model`, given fixed answers. Absolute
+paths the tools write (the model's and the data's folders) are replaced by `WORK`.
 """
 
 import argparse
@@ -48,6 +49,25 @@ doc_to_choice: {choices}
 doc_to_target: answer
 metric_list:
   - metric: acc
+"""
+
+# The same NLI items answered by greedy generation (the tiny random model writes no answer).
+LM_EVAL_GENERATE = """\
+task: kluebook_nli_generate
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    validation: {docs}
+validation_split: validation
+output_type: generate_until
+doc_to_text: "전제: {{{{premise}}}}\\n가설: {{{{hypothesis}}}}\\n답:"
+doc_to_target: target
+generation_kwargs:
+  until: ["\\n"]
+  max_gen_toks: 4
+  do_sample: false
+metric_list:
+  - metric: exact_match
 """
 
 INSPECT_SCRIPT = """\
@@ -142,6 +162,13 @@ def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path, fixtures:
                 choices=json.dumps(choices, ensure_ascii=False),
             )
         )
+    generate_docs = [{**d, "target": NLI_CHOICES[d["answer"]]} for d in nli_docs]
+    (work / "kluebook_nli_generate.jsonl").write_text(
+        "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in generate_docs)
+    )
+    (work / "kluebook_nli_generate.yaml").write_text(
+        LM_EVAL_GENERATE.format(docs=work / "kluebook_nli_generate.jsonl")
+    )
     texts = [d.get("premise", "") + d.get("hypothesis", "") + d.get("title", "") for d in nli_docs]
     model = build_tiny_causal_lm(texts + [c for _, _, cs in tasks.values() for c in cs])
     local_model = work / "tiny-causal-lm"
@@ -151,7 +178,7 @@ def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path, fixtures:
         [
             python, "-m", "lm_eval", "run", "--model", "hf",
             "--model_args", f"pretrained={local_model},dtype=float32",
-            "--tasks", ",".join(tasks), "--include_path", str(work),
+            "--tasks", ",".join([*tasks, "kluebook_nli_generate"]), "--include_path", str(work),
             "--output_path", str(out), "--log_samples", "--device", "cpu",
             "--batch_size", "4", "--seed", "0",
         ],
@@ -159,11 +186,18 @@ def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path, fixtures:
         env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin",
              "HOME": str(work)},
     )  # fmt: skip
-    target = fixtures / "lm_eval"
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir(parents=True)
+    # The generated answers apart, as another run's output (a submission has one file a task);
+    # the results file beside both.
+    for folder in ("lm_eval", "lm_eval_generate"):
+        shutil.rmtree(fixtures / folder, ignore_errors=True)
+        (fixtures / folder).mkdir(parents=True)
     for path in sorted(out.rglob("*.json*")):
-        scrub(path, target / path.name, work)
+        generated = path.name.startswith("samples_kluebook_nli_generate_")
+        both = path.name.startswith("results_")
+        for folder in ("lm_eval",) * (both or not generated) + ("lm_eval_generate",) * (
+            both or generated
+        ):
+            scrub(path, fixtures / folder / path.name, work)
 
 
 def run_inspect(python: str, items: dict[str, list[dict]], work: Path, fixtures: Path) -> None:
