@@ -282,6 +282,18 @@ def test_answers_outside_the_tasks_are_refused_unless_mapped(tmp_path):
     ]
 
 
+def test_the_earlier_lm_eval_layout_of_arguments_and_scores_is_read(tmp_path):
+    def earlier(row):  # [[context, continuation], ...] and numbers, as earlier lm-eval logged
+        row["arguments"] = [[a["arg_0"], a["arg_1"]] for a in row["arguments"].values()]
+        row["filtered_resps"] = [[float(r[0]), r[1] == "True"] for r in row["filtered_resps"]]
+        return row
+
+    given = {**GIVEN, "model": "tiny"}
+    now = import_submission([LM_EVAL], tmp_path / "a", given, DATA)
+    then = import_submission([rewritten_samples(tmp_path, earlier)], tmp_path / "b", given, DATA)
+    assert [t.lines for t in then.tasks] == [t.lines for t in now.tasks if t.task == "nli"]
+
+
 def test_a_task_name_that_says_no_task_must_be_given(tmp_path):
     samples = rewritten_samples(tmp_path, lambda row: row)
     renamed = samples.with_name(samples.name.replace("kluebook_nli", "entailment_test"))

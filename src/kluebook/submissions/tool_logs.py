@@ -97,11 +97,9 @@ def _lm_eval_answer(row: dict, where: str) -> str | None:
     if not isinstance(responses, list) or not responses:
         return None
     if all(isinstance(r, list) and r for r in responses):  # a log-likelihood per choice
-        arguments = row.get("arguments")
-        if not isinstance(arguments, dict) or len(arguments) != len(responses):
+        choices = _lm_eval_continuations(row.get("arguments"))
+        if choices is None or len(choices) != len(responses):
             raise KluebookError(f"{where}: its choices' arguments do not match its responses")
-        ordered = sorted(arguments, key=lambda key: int(key.rsplit("_", 1)[-1]))
-        choices = [arguments[key].get("arg_1") for key in ordered]
         try:
             scores = [float(r[0]) for r in responses]
         except (TypeError, ValueError) as error:
@@ -110,6 +108,22 @@ def _lm_eval_answer(row: dict, where: str) -> str | None:
         return choices[best].strip() if isinstance(choices[best], str) else None
     first = responses[0]
     return first if isinstance(first, str) else None
+
+
+def _lm_eval_continuations(arguments: object) -> list | None:
+    """The continuation (the choice's text) of each request of a document, in order: as lm-eval
+    logs them today (`{"gen_args_0": {"arg_0": context, "arg_1": continuation}, ...}`) or as
+    earlier versions did (`[[context, continuation], ...]`); None for another shape."""
+    if isinstance(arguments, list):
+        pairs = [a for a in arguments if isinstance(a, list) and len(a) == 2]
+        return [pair[1] for pair in pairs] if len(pairs) == len(arguments) else None
+    if not isinstance(arguments, dict):
+        return None
+    try:
+        ordered = sorted(arguments, key=lambda key: int(key.rsplit("_", 1)[-1]))
+    except ValueError:
+        return None
+    return [a.get("arg_1") if isinstance(a, dict) else None for a in map(arguments.get, ordered)]
 
 
 def _lm_eval_results(samples: Path, limits: Limits) -> dict:
