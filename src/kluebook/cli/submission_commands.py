@@ -127,3 +127,133 @@ def verify(
             typer.echo(f"{path.name}: every number of its record derived anew and equal")
     if failed:
         raise typer.Exit(1)
+
+
+@submissions_app.command("import")
+def import_command(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            help="What a tool wrote: a kluebook run's record (`results/<profile>/<task>/"
+            "<stem>.json`, its `<stem>.predictions.jsonl` beside it), lm-eval's "
+            "`samples_<task>_<time>.jsonl` (or the folder `--output_path` filled, its "
+            "`results_<time>.json` beside), or an Inspect eval log (`.eval` or `.json`)."
+        ),
+    ],
+    to: Annotated[
+        Path, typer.Option(help="The submission folder to write, `submissions/<slug>` (new).")
+    ],
+    task: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="TOOL_TASK=TASK: the KLUE task a tool's task is, where its name does not say "
+            "(a name whose words hold one task's name does, as `klue_<task>`); repeatable."
+        ),
+    ] = None,
+    answer: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="TOOL_ANSWER=ANSWER: what one of the tool's answers stands for, in the task's "
+            "words or a label's name; repeatable."
+        ),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="The model's name.")] = None,
+    link: Annotated[
+        str | None, typer.Option(help="Where the model is described (http(s)).")
+    ] = None,
+    parameters: Annotated[int | None, typer.Option(help="The model's parameter count.")] = None,
+    method: Annotated[str | None, typer.Option(help="fine-tuned, prompted or other.")] = None,
+    training_data: Annotated[
+        str | None, typer.Option(help="What the model was trained (or prompted with) on.")
+    ] = None,
+    dev_data_used: Annotated[
+        bool | None,
+        typer.Option(
+            "--dev-data-used/--no-dev-data-used",
+            help="Whether any KLUE dev data served for training or model selection.",
+        ),
+    ] = None,
+    tool: Annotated[str | None, typer.Option(help="The program that made the predictions.")] = None,
+    tool_version: Annotated[str | None, typer.Option(help="Its version or commit.")] = None,
+    license_: Annotated[
+        str | None, typer.Option("--license", help="The license of the predictions files.")
+    ] = None,
+    date: Annotated[
+        str | None, typer.Option(help="When the predictions were made (YYYY-MM-DD).")
+    ] = None,
+    contact: Annotated[str | None, typer.Option(help="Whom to ask (optional).")] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Make a submission folder from a tool's output, mapping its items to KLUE guids.
+
+    Each item is given its guid (the one the tool kept, else the dev item whose text fields are
+    among its texts), and each answer is read as the task's answer in its own words or as a
+    label's name (after `--answer`); the items that cannot be mapped and the answers outside the
+    task's are left out and reported (how many, the first five). Items are matched against the
+    official v1.1 dev file in the data folder, or the generated smoke data where it has none.
+
+    The metadata comes from the source where it says it (model, tool, version, date; a kluebook
+    run's method; lm-eval's parameter count) and from the options otherwise: a field neither
+    gives is an error naming its option, never guessed. Then the folder is checked as
+    `kluebook submissions check` checks it: exits with status 1 if the check fails.
+    """
+    import datetime  # lazy: CLI start-up
+
+    from kluebook.common.errors import KluebookError  # lazy: CLI start-up
+    from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
+    from kluebook.submissions.importing import import_submission  # lazy: CLI start-up
+
+    def pairs(values: list[str] | None, option: str) -> dict[str, str]:
+        found = {}
+        for value in values or []:
+            key, sep, meant = value.partition("=")
+            if not sep or not key.strip() or not meant.strip():
+                raise KluebookError(f"{option} {value!r}: expected NAME=VALUE")
+            found[key.strip()] = meant.strip()
+        return found
+
+    try:
+        day = datetime.date.fromisoformat(date) if date else None
+    except ValueError:
+        raise KluebookError(f"--date {date!r}: expected YYYY-MM-DD") from None
+    given = {
+        "model": model,
+        "link": link,
+        "parameters": parameters,
+        "method": method,
+        "training_data": training_data,
+        "dev_data_used": dev_data_used,
+        "tool": tool,
+        "tool_version": tool_version,
+        "predictions_license": license_,
+        "date": day,
+        "contact": contact,
+    }
+    report = import_submission(
+        sources,
+        to,
+        {key: value for key, value in given.items() if value is not None},
+        data_dir or KLUE_DATA,
+        pairs(task, "--task"),
+        pairs(answer, "--answer"),
+    )
+    for imported in report.tasks:
+        typer.echo(
+            f"{imported.task} (from {imported.source_task!r}): {len(imported.lines)} of "
+            f"{imported.items} items imported ({imported.by_guid} by their guid, "
+            f"{imported.by_text} by their text), matched against {imported.gold}"
+        )
+        for why, tally in imported.left_out.items():
+            typer.echo(f"{imported.task}: {tally.line(why)}")
+        if imported.dropped_fields:
+            typer.echo(
+                f"{imported.task}: fields not written (not of the predictions format): "
+                + ", ".join(sorted(imported.dropped_fields))
+            )
+    typer.echo(f"wrote {to}")
+    for line in report.check.all_problems:
+        typer.echo(f"{report.check.slug}: {line}", err=True)
+    if report.check.all_problems:
+        typer.echo(f"{to.name}: does not pass `kluebook submissions check`", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{to.name}: passes `kluebook submissions check`")

@@ -105,6 +105,15 @@ def prediction_lines(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[tu
     """(line number, object) of a JSON Lines file, `.gz` decompressed on the fly; blank lines
     skipped. A file over the limits, a line that is not a JSON object, NaN or an infinity is a
     one-line error naming the file and line."""
+    return json_lines(path, limits)
+
+
+def json_lines(
+    path: Path, limits: Limits = DEFAULT_LIMITS, allow_constants: bool = False
+) -> Iterator[tuple[int, dict]]:
+    """`prediction_lines`, reading NaN and infinities where `allow_constants` (another tool's
+    log, whose log-likelihoods may be -Infinity)."""
+    constant = {} if allow_constants else {"parse_constant": _refuse_constant}
     size = path.stat().st_size
     if size > limits.file_bytes:
         raise KluebookError(f"{path.name}: {size} bytes, over the limit of {limits.file_bytes}")
@@ -119,7 +128,7 @@ def prediction_lines(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[tu
                 if not raw.strip():
                     continue
                 try:
-                    row = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+                    row = json.loads(raw.decode("utf-8"), **constant)
                 except UnicodeDecodeError as error:
                     raise KluebookError(
                         f"{path.name}:{number}: not UTF-8 ({error.reason})"
