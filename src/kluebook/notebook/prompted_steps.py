@@ -9,6 +9,7 @@ import transformers
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import scrub
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
+from kluebook.methods.prompted import template_digest
 from kluebook.notebook.steps import (
     Run,
     read_errata,
@@ -23,7 +24,6 @@ from kluebook.prompting.corrections import Corrected
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
-from kluebook.recording import fingerprints
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 from kluebook.training import checkpoints, devices
@@ -135,7 +135,7 @@ def finish_prompted_run(
             "demonstration_seed": parameters["seed"],
             "mode": mode,
             "template": template.name,
-            "template_digest": fingerprints.template_digest(run.task, template.name),
+            "template_digest": template_digest(run.task, template.name),
             "cut_reasoning": template.cut_reasoning,
             "unparsable": answers.unparsable,
             "ungrounded": answers.ungrounded,
