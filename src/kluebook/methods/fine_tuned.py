@@ -4,7 +4,9 @@ notebook, with its profile's recipe (`kluebook.training.recipes`); the KLUE tabl
 from pathlib import Path
 from typing import ClassVar
 
-from kluebook.methods.interface import Method, MethodSettings
+from pydantic import Field
+
+from kluebook.methods.interface import RUNNER, Method, MethodSettings, NotebookParameters
 
 FINE_TUNED = "fine-tuned"
 
@@ -16,9 +18,28 @@ class FineTunedSettings(MethodSettings):
     method_name = FINE_TUNED
 
 
+class FineTunedParameters(NotebookParameters):
+    """A task notebook's parameters cell: the shared parameters and the recipe's, each None
+    for the profile's value (`kluebook.training.recipes`)."""
+
+    model: str = Field("kluebook/tiny-roberta", json_schema_extra=RUNNER)
+    learning_rate: float | None = None
+    batch_size: int | None = None
+    epochs: float | None = None
+    warmup_ratio: float | None = None
+    max_length: int | None = None
+
+
+# The recipe's parameters a task notebook declares (others a run may set undeclared).
+RECIPE_PARAMETERS = tuple(
+    n for n in FineTunedParameters.names() if n not in NotebookParameters.names()
+)
+
+
 class FineTuned(Method):
     name: ClassVar[str] = FINE_TUNED
     settings = FineTunedSettings
+    parameters = FineTunedParameters
     named_in_record = False  # a fine-tuned run's record is as records have always been
     ranked = True
     smoke_made = "fine-tuned"

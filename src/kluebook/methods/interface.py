@@ -9,9 +9,40 @@ leave it out); `kluebook.methods.registry` finds a method by that name."""
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from kluebook.common.errors import KluebookError
+
+# A notebook parameter the runner sets from the run's own options (`--models`, `--seeds`,
+# `--base-url`...): a run's `--set` may not name it.
+RUNNER = {"set_by": "runner"}
+
+
+class NotebookParameters(BaseModel):
+    """The parameters cell of a method's notebook, as a model: every name it declares, its type
+    and its default (a test reads each notebook's cell against its method's model). The
+    fields every method's notebook declares are here; each method's model adds its own."""
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    model: str = Field(json_schema_extra=RUNNER)  # each method's model gives its default
+    profile: str = Field("smoke", json_schema_extra=RUNNER)
+    data_source: str = Field("generated", json_schema_extra=RUNNER)
+    data_dir: str = Field("", json_schema_extra=RUNNER)
+    seed: int = Field(42, json_schema_extra=RUNNER)
+    train_limit: int = 0  # train items, 0 for all
+    dev_limit: int = 0  # dev items, 0 for all
+    # Where the notebook leaves its outcome ("{task}": the task's name); the runner's scratch.
+    output_dir: str = Field("outputs/{task}", json_schema_extra=RUNNER)
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(cls.model_fields)
+
+    @classmethod
+    def runner_names(cls) -> tuple[str, ...]:
+        """The parameters the runner sets (`RUNNER`)."""
+        return tuple(n for n, f in cls.model_fields.items() if f.json_schema_extra == RUNNER)
 
 
 class ServedBy(BaseModel):
@@ -65,6 +96,8 @@ class Method:
 
     name: ClassVar[str]
     settings: ClassVar[type[MethodSettings]] = MethodSettings
+    # The parameters cell of the notebook its runs execute.
+    parameters: ClassVar[type[NotebookParameters]] = NotebookParameters
     # Written as the record's `method` field (the fine-tuned method's records leave it out).
     named_in_record: ClassVar[bool] = True
     # Whether its rows compete for the KLUE table's best marks (one protocol: fine-tuning).

@@ -6,10 +6,19 @@ the fine-tuned ones, never in their ranking (another protocol)."""
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import PROMPTED_NOTEBOOK
 from kluebook.data.loading import file_sha256
-from kluebook.methods.interface import Method, MethodSettings, RecordView, ServedBy
+from kluebook.methods.interface import (
+    RUNNER,
+    Method,
+    MethodSettings,
+    NotebookParameters,
+    RecordView,
+    ServedBy,
+)
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, template_names, template_path
 
 PROMPTED = "prompted"
@@ -48,6 +57,23 @@ class PromptedSettings(MethodSettings):
         return self.model_copy(update={"server": server})
 
 
+class PromptedParameters(NotebookParameters):
+    """The prompted notebook's parameters cell: the shared parameters, the task it answers,
+    the server (if one answers) and how it is asked, and the prompting."""
+
+    # The task it answers: the notebook's default is an example (a run by hand), the model
+    # names none (shared code names no task).
+    task: str = Field(json_schema_extra=RUNNER)
+    model: str = Field("kluebook/tiny-qwen3", json_schema_extra=RUNNER)
+    base_url: str = Field("", json_schema_extra=RUNNER)  # --base-url
+    served_model: str = Field("", json_schema_extra=RUNNER)  # what the server reported
+    server_options: dict = Field({}, json_schema_extra=RUNNER)  # `ServerOptions`, as data
+    shots: int = 0  # demonstrations before every query, drawn from train
+    template: str = DEFAULT_TEMPLATE  # one of the task's prompt templates
+    mode: str = ""  # rank or generate; "" for the template's
+    output_dir: str = Field("outputs/prompted", json_schema_extra=RUNNER)
+
+
 def template_digest(task, template: str = DEFAULT_TEMPLATE) -> str:
     """The SHA-256 of one of the task's prompt templates, as it is on disk: an input of the
     prompted runs made with it."""
@@ -63,6 +89,7 @@ def template_of(parameters: dict) -> str:
 class Prompted(Method):
     name: ClassVar[str] = PROMPTED
     settings = PromptedSettings
+    parameters = PromptedParameters
     templated = True
     rerun_options = ("--method", "prompted")
     smoke_made = "prompted"

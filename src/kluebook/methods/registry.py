@@ -39,5 +39,10 @@ def method_names() -> tuple[str, ...]:
     return tuple(_METHODS)
 
 
+def runner_parameters() -> frozenset[str]:
+    """The notebook parameters the runner sets, for any method (a run's `--set` may not)."""
+    return frozenset(n for m in _METHODS.values() for n in m.parameters.runner_names())
+
+
 register(FineTuned())
 register(Prompted())

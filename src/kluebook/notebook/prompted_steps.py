@@ -9,7 +9,7 @@ import transformers
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import scrub
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
-from kluebook.methods.prompted import template_digest
+from kluebook.methods.prompted import PromptedParameters, template_digest
 from kluebook.notebook.steps import (
     Run,
     read_errata,
@@ -30,23 +30,7 @@ from kluebook.training import checkpoints, devices
 from kluebook.training.tiny_model import TINY_CAUSAL_LM
 
 # The parameters the prompted notebook declares (`start_prompted_run`).
-PROMPTED_PARAMETERS = (
-    "task",
-    "model",
-    "base_url",
-    "served_model",
-    "server_options",
-    "profile",
-    "data_source",
-    "data_dir",
-    "seed",
-    "shots",
-    "template",
-    "mode",
-    "train_limit",
-    "dev_limit",
-    "output_dir",
-)
+PROMPTED_PARAMETERS = PromptedParameters.names()
 
 
 def start_prompted_run(namespace: dict) -> Run:

@@ -11,7 +11,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.errata.manifest import manifest
-from kluebook.methods.registry import DEFAULT_METHOD, method_named
+from kluebook.methods.registry import DEFAULT_METHOD, method_named, runner_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.served_model import ask_served_model
 from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
@@ -20,20 +20,6 @@ from kluebook.running.run_spec import RunSpec
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.training.checkpoints import check_model
 from kluebook.training.tiny_model import TINY_MODEL
-
-# Parameters the runner sets itself; the rest may come from a matrix or from --set.
-RUNNER_PARAMETERS = {
-    "model",
-    "profile",
-    "data_source",
-    "data_dir",
-    "seed",
-    "output_dir",
-    "task",  # the prompted notebook's
-    "base_url",  # a prompted run's server (--base-url)
-    "served_model",  # what that server reports of the model (`ask_servers`)
-    "server_options",  # how it is asked (--request-timeout, --retries, --concurrency, --force)
-}
 
 
 @dataclass(frozen=True)
@@ -141,7 +127,7 @@ def check_parameters(
     declared = papermill.inspect_notebook(str(chosen.notebook(task)))
     settable = chosen.settable(task)
     for name, value in extra.items():
-        if name in RUNNER_PARAMETERS:
+        if name in runner_parameters():  # the notebooks' parameters set by the runner
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
         if name == "errata":  # any notebook: its dev items corrected by that errata version
             check_errata_version(value)
