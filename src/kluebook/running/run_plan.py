@@ -2,7 +2,7 @@
 any of them starts (its parameters, data and models: `check_parameters`, `preflight`) and
 pinned to the hub commits it will run on (`pin_revisions`)."""
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import papermill
@@ -14,7 +14,7 @@ from kluebook.errata.manifest import manifest
 from kluebook.methods.registry import DEFAULT_METHOD, method_named, runner_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.served_model import ask_served_model
-from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
+from kluebook.prompting.server_options import ServerOptions
 from kluebook.running.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.running.run_spec import RunSpec
 from kluebook.tasks import Task, available_tasks, get_task
@@ -41,9 +41,9 @@ class Options:
     server: ServerOptions = field(default_factory=ServerOptions)
 
 
-def planned(options: Options) -> list[RunSpec]:
-    """The runs `options` ask for, as planned (`plan`): their revisions as asked."""
-    return plan(**{f.name: getattr(options, f.name) for f in fields(Options)})
+def plan(profile: str | None = "smoke", **asked) -> list[RunSpec]:
+    """`planned` runs of the `Options` named here (`profile`, then any other field by name)."""
+    return planned(Options(profile, **asked))
 
 
 def prepare(options: Options) -> list[RunSpec]:
@@ -51,53 +51,44 @@ def prepare(options: Options) -> list[RunSpec]:
     return preflight(planned(options))
 
 
-def plan(
-    profile: str | None = "smoke",
-    tasks: list[str] | None = None,
-    models: list[str] | None = None,
-    seeds: list[int] | None = None,
-    data_source: str | None = None,
-    data_dir: str | None = None,
-    extra: dict | None = None,
-    matrix_path: str | Path | None = None,
-    model_revision: str = "",
-    data_revision: str = "",
-    base_url: str = "",
-    server: ServerOptions = DEFAULT_OPTIONS,
-) -> list[RunSpec]:
-    """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
-    replaced by the arguments; `extra` overrides the matrix's parameters. `base_url`: the
-    server that answers a prompted matrix's runs, asked as `server` says."""
-    matrix = load_matrix(profile, matrix_path)
+def planned(options: Options) -> list[RunSpec]:
+    """The runs to execute, their revisions as asked: a run matrix (the profile's, or a sweep
+    file's), narrowed or replaced by the options; `extra` overrides the matrix's parameters.
+    `base_url`: the server that answers a prompted matrix's runs, asked as `server` says."""
+    matrix = load_matrix(options.profile, options.matrix_path)
     profile = matrix["profile"]
     profile_data = default_data(profile)
-    grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
+    grid = parameter_grid({**(matrix.get("parameters") or {}), **(options.extra or {})})
     method = method_named(matrix.get("method", DEFAULT_METHOD))
-    settings = method.run_settings(base_url, server)  # --base-url: a method's with a server
-    for model in models or matrix["models"]:
+    # The method's settings of every run (--base-url: a method's whose runs a server answers).
+    settings = method.run_settings(options.base_url, options.server)
+    models = options.models or matrix["models"]
+    data_source = options.data_source or matrix.get("data_source") or profile_data[0]
+    data_dir = str(options.data_dir or matrix.get("data_dir") or "")
+    for model in models:
         check_model_name(model)
     specs = []
-    for name in tasks or available_tasks():
+    for name in options.tasks or available_tasks():
         task = get_task(name)
         notebook = method.notebook(task)
         if not notebook.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({notebook.name})")
         for overrides in grid:
-            check_parameters(task, overrides, models or matrix["models"], profile, method.name)
-            for model in models or matrix["models"]:
-                for seed in seeds or matrix["seeds"]:
+            check_parameters(task, overrides, models, profile, method.name)
+            for model in models:
+                for seed in options.seeds or matrix["seeds"]:
                     specs.append(
                         RunSpec(
                             task=task,
                             model=model,
                             seed=int(seed),
                             profile=profile,
-                            data_source=data_source or matrix.get("data_source") or profile_data[0],
-                            data_dir=str(data_dir or matrix.get("data_dir") or ""),
+                            data_source=data_source,
+                            data_dir=data_dir,
                             extra=overrides,
                             default_data=profile_data,
-                            model_revision=model_revision,
-                            data_revision=data_revision,
+                            model_revision=options.model_revision,
+                            data_revision=options.data_revision,
                             settings=settings,
                         )
                     )
