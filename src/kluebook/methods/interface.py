@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from kluebook.common.errors import KluebookError
+from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 
 # A notebook parameter the runner sets from the run's own options (`--models`, `--seeds`,
 # `--base-url`...): a run's `--set` may not name it.
@@ -49,18 +50,18 @@ class ServedBy(BaseModel):
     """The server that answers a run's requests: its address (never in a record or a name), the
     identity it reported for the model (an input of the run), and how it is asked."""
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     base_url: str
     served_model: str = ""  # filled in by the plan's `ask_servers`, once per model
-    options: Any = None  # `kluebook.prompting.server_options.ServerOptions`
+    options: ServerOptions = DEFAULT_OPTIONS
 
 
 class MethodSettings(BaseModel):
     """The settings a run has because of its method, beside those every run has (task, model,
     seed, profile, data): none for a fine-tuned run; each method's model adds its own."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     method_name: ClassVar[str]  # the method whose runs have these settings
 
@@ -121,7 +122,9 @@ class Method:
         profile's own (configs/<profile>.yaml)."""
         return None
 
-    def run_settings(self, base_url: str = "", options: Any = None) -> MethodSettings:
+    def run_settings(
+        self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
+    ) -> MethodSettings:
         """Its runs' settings from a command's options (a one-line error for one it has not)."""
         if base_url:
             raise KluebookError("--base-url is for prompted runs (--method prompted)")

@@ -19,6 +19,7 @@ from kluebook.methods.interface import (
     RecordView,
     ServedBy,
 )
+from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, template_names, template_path
 
 PROMPTED = "prompted"
@@ -112,11 +113,11 @@ class Prompted(Method):
             raise KluebookError(f"the profile {profile!r} has no prompted matrix ({shipped.name})")
         return shipped
 
-    def run_settings(self, base_url: str = "", options: Any = None) -> PromptedSettings:
+    def run_settings(
+        self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
+    ) -> PromptedSettings:
         if not base_url:
             return PromptedSettings()
-        if options is None:
-            from kluebook.prompting.server_options import DEFAULT_OPTIONS as options
         return PromptedSettings(server=ServedBy(base_url=base_url, options=options))
 
     def recorded_settings(self, parameters: dict) -> PromptedSettings:
