@@ -17,6 +17,9 @@ from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 # A notebook parameter the runner sets from the run's own options (`--models`, `--seeds`,
 # `--base-url`...): a run's `--set` may not name it.
 RUNNER = {"set_by": "runner"}
+# One the runner sets that is no part of the run's `parameters` input (`Inputs`): how a server
+# is asked changes no answer, and the model it serves is an input of its own.
+UNCOUNTED = {"set_by": "runner", "counted": False}
 
 
 class NotebookParameters(BaseModel):
@@ -43,7 +46,14 @@ class NotebookParameters(BaseModel):
     @classmethod
     def runner_names(cls) -> tuple[str, ...]:
         """The parameters the runner sets (`RUNNER`)."""
-        return tuple(n for n, f in cls.model_fields.items() if f.json_schema_extra == RUNNER)
+        return tuple(
+            n for n, f in cls.model_fields.items() if f.json_schema_extra in (RUNNER, UNCOUNTED)
+        )
+
+    @classmethod
+    def uncounted_names(cls) -> tuple[str, ...]:
+        """The parameters that are no part of a run's `parameters` input (`UNCOUNTED`)."""
+        return tuple(n for n, f in cls.model_fields.items() if f.json_schema_extra == UNCOUNTED)
 
 
 class ServedBy(BaseModel):

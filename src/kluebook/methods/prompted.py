@@ -13,6 +13,7 @@ from kluebook.common.paths import PROMPTED_NOTEBOOK
 from kluebook.data.loading import file_sha256
 from kluebook.methods.interface import (
     RUNNER,
+    UNCOUNTED,
     Method,
     MethodSettings,
     NotebookParameters,
@@ -67,8 +68,8 @@ class PromptedParameters(NotebookParameters):
     task: str = Field(json_schema_extra=RUNNER)
     model: str = Field("kluebook/tiny-qwen3", json_schema_extra=RUNNER)
     base_url: str = Field("", json_schema_extra=RUNNER)  # --base-url
-    served_model: str = Field("", json_schema_extra=RUNNER)  # what the server reported
-    server_options: dict = Field({}, json_schema_extra=RUNNER)  # `ServerOptions`, as data
+    served_model: str = Field("", json_schema_extra=UNCOUNTED)  # what the server reported
+    server_options: dict = Field({}, json_schema_extra=UNCOUNTED)  # `ServerOptions`, as data
     shots: int = 0  # demonstrations before every query, drawn from train
     template: str = DEFAULT_TEMPLATE  # one of the task's prompt templates
     mode: str = ""  # rank or generate; "" for the template's

@@ -39,6 +39,11 @@ def method_names() -> tuple[str, ...]:
     return tuple(_METHODS)
 
 
+def uncounted_parameters() -> frozenset[str]:
+    """The notebook parameters that are no part of a run's `parameters` input, for any method."""
+    return frozenset(n for m in _METHODS.values() for n in m.parameters.uncounted_names())
+
+
 def runner_parameters() -> frozenset[str]:
     """The notebook parameters the runner sets, for any method (a run's `--set` may not)."""
     return frozenset(n for m in _METHODS.values() for n in m.parameters.runner_names())

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kluebook import __version__
 from kluebook.common.repository import without_install_address
-from kluebook.methods.registry import DEFAULT_METHOD, method_named
+from kluebook.methods.registry import DEFAULT_METHOD, method_named, uncounted_parameters
 from kluebook.recording.code_closure import PARSING, closure, file_imports, notebook_imports
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER
 
@@ -218,17 +218,13 @@ INPUT_NAMES = {
 CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package", "template")
 
 
-# Parameters that are no part of the `parameters` input: how a server is asked changes no
-# answer, and the served model is an input of its own.
-OUTSIDE_PARAMETERS = ("server_options", "served_model")
-
-
 def inputs(
     task, code: str, parameters: dict, data_checksum: str, method: str = DEFAULT_METHOD
 ) -> Inputs:
     """The inputs of a run of `task` made by `method` with these parameters
     (`portable_parameters`) and data."""
-    counted = {k: v for k, v in parameters.items() if k not in OUTSIDE_PARAMETERS}
+    uncounted = uncounted_parameters()  # how a server is asked; the model it serves
+    counted = {k: v for k, v in parameters.items() if k not in uncounted}
     return Inputs(
         notebook=text_digest(code),
         parameters=text_digest(json.dumps(counted, sort_keys=True, ensure_ascii=False)),
