@@ -3,6 +3,7 @@ open the language model that answers it, then write its answers and outcome as e
 (`kluebook.notebook.steps`)."""
 
 from pathlib import Path
+from typing import Any, Protocol
 
 import transformers
 
@@ -17,7 +18,7 @@ from kluebook.notebook.steps import (
     set_display_options,
     write_outcome,
 )
-from kluebook.prompting.answering import Answers, ranking_scores
+from kluebook.prompting.answering import Answers, LanguageModel, ranking_scores
 from kluebook.prompting.calibration import DIGITS, calibration, gold_choices, item_probabilities
 from kluebook.prompting.checks import check_mode, check_template
 from kluebook.prompting.corrections import Corrected
@@ -63,12 +64,22 @@ def start_prompted_run(namespace: dict) -> Run:
     seed_everything(parameters["seed"])
     transformers.logging.set_verbosity_error()
     set_display_options()
-    return Run(task, parameters, None, data_dir, output_dir)
+    return Run(
+        task=task, parameters=parameters, recipe=None, data_dir=data_dir, output_dir=output_dir
+    )
+
+
+class Backend(LanguageModel, Protocol):
+    """A prompted run's language model (`open_backend`): what answering asks of it, and what
+    its outcome says of it (`provenance`: no path of this machine, no key, no address)."""
+
+    def provenance(self) -> dict[str, Any]:
+        """How the backend answered: its model, revision and the settings it ran with."""
 
 
 def open_backend(
     run: Run, template: PromptTemplate, demonstrations: list[PromptItem], items: list[PromptItem]
-):
+) -> Backend:
     """The run's language model: the server at `base_url` where one is given, else the local
     causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
     from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
@@ -93,7 +104,7 @@ def finish_prompted_run(
     gold: list[dict],
     answers: Answers,
     template: PromptTemplate,
-    backend,
+    backend: Backend,
     counts: dict,
     train_items: list[PromptItem],
     dev_items: list[PromptItem],
