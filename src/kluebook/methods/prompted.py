@@ -10,7 +10,6 @@ from pydantic import Field
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import PROMPTED_NOTEBOOK
-from kluebook.data.loading import file_sha256
 from kluebook.methods.interface import (
     RUNNER,
     UNCOUNTED,
@@ -79,6 +78,8 @@ class PromptedParameters(NotebookParameters):
 def template_digest(task, template: str = DEFAULT_TEMPLATE) -> str:
     """The SHA-256 of one of the task's prompt templates, as it is on disk: an input of the
     prompted runs made with it."""
+    from kluebook.data.loading import file_sha256  # lazy: the command line's start-up
+
     return file_sha256(template_path(task.folder, template))
 
 
