@@ -7,6 +7,7 @@ from conftest import valid_record
 
 from kluebook.book.cost_table import cost_frame, render_cost
 from kluebook.book.run_pages import answering_text
+from kluebook.methods.prompted import template_digest
 from kluebook.recording import fingerprints
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import get_task
@@ -18,7 +19,7 @@ def prompted(seed: int, usage: dict | None, wall: float | None, backend="transfo
     """A prompted NLI run's record, with the `usage` and answering time it counted."""
     parameters = {"model": "kluebook/tiny-qwen3", "profile": "smoke", "seed": seed, "task": "nli"}
     inputs = {
-        **fingerprints.current_code(NLI, fingerprints.PROMPTED),
+        **fingerprints.current_code(NLI, "prompted"),
         "parameters": fingerprints.text_digest(str(parameters)),
         "data": "generated-data",
     }
@@ -26,7 +27,7 @@ def prompted(seed: int, usage: dict | None, wall: float | None, backend="transfo
         "shots": 0,
         "demonstration_seed": seed,
         "mode": "rank",
-        "template_digest": fingerprints.template_digest(NLI),
+        "template_digest": template_digest(NLI),
         "unparsable": 0,
         "backend": {"backend": backend, "model": "kluebook/tiny-qwen3"},
         "first_prompt": "전제: …",

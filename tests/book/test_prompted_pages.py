@@ -12,6 +12,7 @@ from conftest import valid_record
 from kluebook.book import pages, registry_pages, results_page, run_pages
 from kluebook.book.klue_table import sections_for, table_html
 from kluebook.common.paths import CONFIGS
+from kluebook.methods.prompted import template_digest
 from kluebook.prompting.registry import task_prompting
 from kluebook.recording import fingerprints
 from kluebook.results import aggregation
@@ -37,7 +38,7 @@ def prompted_record(accuracy: float, profile="smoke", seed=1, shots=5, config=PR
         "shots": shots,
     }
     inputs = {
-        **fingerprints.current_code(NLI, fingerprints.PROMPTED),
+        **fingerprints.current_code(NLI, "prompted"),
         "parameters": fingerprints.text_digest(str(parameters)),
         "data": "generated-data",
     }
@@ -59,7 +60,7 @@ def prompted_record(accuracy: float, profile="smoke", seed=1, shots=5, config=PR
                 "shots": shots,
                 "demonstration_seed": seed,
                 "mode": "rank",
-                "template_digest": fingerprints.template_digest(NLI),
+                "template_digest": template_digest(NLI),
                 "unparsable": 0,
                 "backend": {"model": "kluebook/tiny-qwen3"},
                 "first_prompt": "전제: …",

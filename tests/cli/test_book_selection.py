@@ -5,7 +5,8 @@ and a selection of its own (--matrix, --models, --seeds, --set, …) runs only w
 from collections import Counter
 
 from kluebook.cli.choices import Selection, book_selections, run_options
-from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED, template_of
+from kluebook.methods.fine_tuned import FINE_TUNED
+from kluebook.methods.prompted import PROMPTED, template_of
 from kluebook.running.run_plan import planned
 from kluebook.tasks import available_tasks
 

@@ -9,6 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from kluebook.common.json_files import read_jsonl
+from kluebook.methods import prompted as prompted_method
+from kluebook.methods.prompted import template_digest
 from kluebook.prompting.registry import task_prompting
 from kluebook.recording import fingerprints, records
 from kluebook.tasks import available_tasks, get_task
@@ -101,13 +103,13 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
     folder = tmp_path / "nli"
     shutil.copytree(get_task("nli").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
     copy = SimpleNamespace(name="nli", folder=folder)
-    before = (fingerprints.task_code_hash(copy), fingerprints.template_digest(copy))
-    brief = fingerprints.template_digest(copy, "brief")
+    before = (fingerprints.task_code_hash(copy), template_digest(copy))
+    brief = template_digest(copy, "brief")
     template = folder / "prompts" / "standard.yaml"
     template.write_text(template.read_text(encoding="utf-8") + "\n# an edit\n")
     assert fingerprints.task_code_hash(copy) == before[0]  # fine-tuned runs do not read it
-    assert fingerprints.template_digest(copy) != before[1]
-    assert fingerprints.template_digest(copy, "brief") == brief  # nor the other templates' runs
+    assert template_digest(copy) != before[1]
+    assert template_digest(copy, "brief") == brief  # nor the other templates' runs
     root, _, fine_tuned = scratch
     assert fine_tuned.returncode == 0, fine_tuned.stdout + fine_tuned.stderr
     task = get_task("nli")
@@ -122,7 +124,7 @@ def test_a_prompt_template_is_an_input_of_prompted_runs_only(tmp_path, scratch, 
         == []
     )
     monkeypatch.setattr(
-        fingerprints, "template_digest", lambda task, name="standard": f"an edited {name}"
+        prompted_method, "template_digest", lambda task, name="standard": f"an edited {name}"
     )
     assert fingerprints.stale_inputs(
         prompted.inputs, fingerprints.current_code(task, "prompted")

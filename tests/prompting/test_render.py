@@ -6,10 +6,10 @@ import hashlib
 import pytest
 
 from kluebook.common.errors import KluebookError
+from kluebook.methods.prompted import template_digest
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import chat_prompt, render_prompt
 from kluebook.prompting.tiny_causal_lm import tiny_causal_tokenizer
-from kluebook.recording.fingerprints import template_digest
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 

@@ -51,7 +51,7 @@ def test_the_run_code_is_what_the_notebook_and_task_folder_import_not_the_report
 def test_the_prompted_steps_are_code_of_prompted_runs_only():
     nli = get_task("nli")
     fine_tuned = [name for name, _ in fingerprints.run_modules(nli)]
-    prompted = [name for name, _ in fingerprints.run_modules(nli, fingerprints.PROMPTED)]
+    prompted = [name for name, _ in fingerprints.run_modules(nli, "prompted")]
     assert "kluebook.notebook.prompted_steps" in prompted
     assert "kluebook.notebook.prompted_steps" not in fine_tuned  # an edit there stales no such run
     assert "kluebook.notebook.steps" in fine_tuned and "kluebook.notebook.steps" in prompted

@@ -5,7 +5,8 @@ items an old version corrected is stale as a whole."""
 from conftest import valid_record
 
 from kluebook.errata.manifest import manifest
-from kluebook.recording.fingerprints import FINE_TUNED, package_data, run_modules
+from kluebook.methods.fine_tuned import FINE_TUNED
+from kluebook.recording.fingerprints import package_data, run_modules
 from kluebook.results.aggregation import reproduced_rows
 from kluebook.results.pooling import ERRATA_VERSION, code_today, stale_reason
 from kluebook.tasks import get_task

@@ -37,7 +37,7 @@ def prompted_run(root, gold, model: str, template: str, seed: int, wrong: float)
     (root / name).write_text("".join(json.dumps(line) + "\n" for line in lines))
     parameters = {"data_source": "generated", "shots": 5, "template": template, "seed": seed}
     inputs = {
-        **fingerprints.current_code(NLI, fingerprints.PROMPTED, template),
+        **fingerprints.current_code(NLI, "prompted", template),
         "parameters": fingerprints.text_digest(f"{model}{config}{seed}"),
         "data": "generated-data",
     }
@@ -46,7 +46,7 @@ def prompted_run(root, gold, model: str, template: str, seed: int, wrong: float)
             "task": "nli",
             "model": model,
             "seed": seed,
-            "method": fingerprints.PROMPTED,
+            "method": "prompted",
             "config": config,
             "parameters": parameters,
             "inputs": inputs,

@@ -12,7 +12,7 @@ from kluebook.book.klue_marks import emphasis, emphasise
 from kluebook.book.klue_notes import metric_notes, model_references, source_note
 from kluebook.book.table_assets import datatable
 from kluebook.errata.manifest import Erratum, manifest
-from kluebook.recording.fingerprints import FINE_TUNED
+from kluebook.methods.registry import all_methods, method_named
 from kluebook.results.aggregation import Cell, Row
 from kluebook.results.links import ITEMS_ANCHOR, RESULTS_PAGE, href, methods_page, task_page
 from kluebook.results.uncertainty import cell_title, runner_up_ties
@@ -364,14 +364,18 @@ def sections_for(
             )
         )
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
-    prompted: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    # The rows of unranked methods (prompted), by method: shown beside the ranking, never in it.
+    beside: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
     for row in rows:
-        (groups if row.method == FINE_TUNED else prompted)[(row.profile, row.split)].append(row)
+        if method_named(row.method).ranked:
+            groups[row.profile, row.split].append(row)
+        else:
+            beside[row.method, row.profile, row.split].append(row)
     real = [k for k in groups if k[0] != "smoke"]
     for profile, split in real:
         title, block = f"Reproduced: {profile} profile, {split}", f"Reproduced, {profile}, {split}"
         sections.append(Section(title, groups[profile, split], block=block))
-    if not real and not [k for k in prompted if k[0] != "smoke"]:
+    if not real and not [k for k in beside if k[1] != "smoke"]:
         sections.append(
             Section(
                 "Reproduced: paper profile, dev split",
@@ -391,17 +395,10 @@ def sections_for(
                 block=f"Smoke, {split}",
             )
         )
-    for (profile, split), mine in sorted(prompted.items(), key=lambda k: k[0][0] == "smoke"):
-        what = (
-            "a tiny randomly initialised causal LM prompted on generated data, not a result"
-            if profile == "smoke"
-            else "a language model answering prompts, trained on nothing: another protocol, "
-            "never ranked against the fine-tuned rows"
-        )
-        kind = "Prompted pipeline check" if profile == "smoke" else "Prompted"
-        title = f"{kind}: {profile} profile, {split}: {what}"
-        block = (
-            f"Prompted smoke, {split}" if profile == "smoke" else f"Prompted, {profile}, {split}"
-        )
+    order = [m.name for m in all_methods()]
+    for (name, profile, split), mine in sorted(
+        beside.items(), key=lambda k: (order.index(k[0][0]), k[0][1] == "smoke")
+    ):
+        title, block = method_named(name).table_section(profile, split)
         sections.append(Section(title, mine, mark_best=False, block=block))
     return sections

@@ -9,7 +9,6 @@ from huggingface_hub import EvalResult, ModelCardData
 from kluebook.book.klue_table import short_name
 from kluebook.book.myst import one_line
 from kluebook.common.json_files import write_text_if_changed
-from kluebook.recording.fingerprints import PROMPTED
 from kluebook.results.aggregation import method_text
 from kluebook.tasks import all_tasks
 from kluebook.training.checkpoints import model_slug
@@ -30,7 +29,8 @@ def eval_results(rows) -> list[EvalResult]:
         dataset, split, described = DATASETS.get(
             row.data_source, (row.data_source, "dev", row.data_source)
         )
-        made = f", {method_text(row.method, row.shots)}" if row.method == PROMPTED else ""
+        label = method_text(row.method, row.shots)
+        made = f", {label}" if label else ""
         for task in tasks.values():
             for metric in task.metrics:
                 cell = row.cells.get((task.name, metric.key))

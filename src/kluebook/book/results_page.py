@@ -18,7 +18,7 @@ from kluebook.book.klue_table import (
 )
 from kluebook.book.prompt_sensitivity import results_section
 from kluebook.common.paths import GENERATED, ROOT
-from kluebook.recording.fingerprints import PROMPTED
+from kluebook.methods.registry import method_named
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.results.links import ERRATA_PAGE, RESULTS_PAGE, STATUS_PAGE
@@ -115,16 +115,13 @@ def build_contents(records: list[RunRecord], root: Path = ROOT) -> str:
             for r in mine
             for seeds in [max(len(c.values) for c in r.cells.values())]
         )
-        what = ""
+        what, made = "", method_named(method)
         if profile == "smoke":
-            made = "prompted" if method == PROMPTED else "fine-tuned"
-            model = "causal LM" if method == PROMPTED else "model"
             what = (
-                f" (a tiny randomly initialised {model} {made} on generated data: a pipeline "
-                "check, not a KLUE result)"
+                f" (a tiny randomly initialised {made.smoke_model} {made.smoke_made} on "
+                "generated data: a pipeline check, not a KLUE result)"
             )
-        runs = "prompted runs" if method == PROMPTED else "runs"
-        parts.append(f"**{profile}** {runs} of {items}{what}")
+        parts.append(f"**{profile}** {made.runs_word} of {items}{what}")
     return "**This build holds** " + "; ".join(parts) + ".\n"
 
 

@@ -23,7 +23,8 @@ from kluebook.book.myst import code, code_block, list_table, text
 from kluebook.book.run_items import items_section
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import ROOT
-from kluebook.recording import fingerprints, records
+from kluebook.methods.registry import DEFAULT_METHOD, method_named
+from kluebook.recording import records
 from kluebook.recording.kept_notebook import clean, display_path
 from kluebook.recording.records import DEFAULT_CONFIG, RunRecord
 from kluebook.results.aggregation import configuration_text, method_text, record_split, run_shots
@@ -88,8 +89,8 @@ def setting_text(value) -> str:
 def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
     # A prompted run's matrix is the profile's prompted one; a server is the reader's own.
-    method = ["--method", fingerprints.PROMPTED] if spec.method == fingerprints.PROMPTED else []
-    method += ["--base-url", "URL"] if spec.base_url else []
+    method = [*method_named(spec.method).rerun_options]
+    method += ["--base-url", "URL"] if spec.settings.served_by else []
     parts = ["kluebook", "run", "--profile", spec.profile, *method, "--tasks", spec.task.name]
     model = checkpoints.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is
@@ -287,21 +288,9 @@ def prompted_text(record: RunRecord) -> str:
     )
 
 
-def smoke_notice(method: str = fingerprints.FINE_TUNED) -> str:
-    """The admonition that opens a smoke run's page (a fine-tuned or a prompted one)."""
-    if method == fingerprints.PROMPTED:
-        what = (
-            "This run prompted a tiny randomly initialised causal LM, which has learned no "
-            "language, on data generated in the official formats. Its scores show that the "
-            "prompted chain (prompts, answers, parsing, official scoring) works end to end; "
-            "they say nothing about KLUE or about any language model."
-        )
-    else:
-        what = (
-            "This run fine-tuned a tiny randomly initialised model on data generated in the "
-            "official formats. Its scores show that the pipeline works end to end; they say "
-            "nothing about KLUE or about any released checkpoint."
-        )
+def smoke_notice(method: str = DEFAULT_METHOD) -> str:
+    """The admonition that opens a smoke run's page, in its method's words."""
+    what = method_named(method).smoke_notice
     return (
         ":::{admonition} A smoke run: a pipeline check, not a KLUE result\n"
         ":class: warning\n"

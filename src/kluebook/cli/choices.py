@@ -10,6 +10,7 @@ import yaml
 from kluebook.cli.options import check_base_url, parse_seeds, parse_settings, split_names
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
+from kluebook.methods.registry import method_named
 
 
 @dataclass(frozen=True)
@@ -82,24 +83,16 @@ def matrix_path(matrix: Path | None) -> Path | None:
     return shipped if len(matrix.parts) == 1 and shipped.is_file() else matrix
 
 
-METHODS = ("fine-tuned", "prompted")
-
-
 def method_matrix(method: str | None, profile: str, matrix: Path | None) -> Path | None:
-    """The run matrix `--method` chooses: the profile's own for fine-tuned runs (None), its
-    prompted sweep for prompted ones; `--matrix` as it is when no method is given."""
+    """The run matrix `--method` chooses (`Method.matrix`: the profile's own for fine-tuned
+    runs (None), its prompted sweep for prompted ones); `--matrix` as it is when no method is
+    given."""
     if method is None:
         return matrix
-    if method not in METHODS:
-        raise KluebookError(f"unknown method {method!r}; choose {' or '.join(METHODS)}")
+    chosen = method_named(method)
     if matrix is not None:
         raise KluebookError("give --method or --matrix, not both: a matrix names its own method")
-    if method == "fine-tuned":
-        return None
-    shipped = CONFIGS / "sweeps" / f"prompted-{profile}.yaml"
-    if not shipped.is_file():
-        raise KluebookError(f"the profile {profile!r} has no prompted matrix ({shipped.name})")
-    return shipped
+    return chosen.matrix(profile, CONFIGS)
 
 
 @dataclass(frozen=True)

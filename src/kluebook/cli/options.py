@@ -10,7 +10,7 @@ import typer
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS, FILE_NAME_CHARACTERS
-from kluebook.prompting.server_options import API_KEY_VARIABLES
+from kluebook.prompting.server_options import API_KEY_VARIABLES, ServerOptions
 from kluebook.tasks import all_tasks
 
 
@@ -182,24 +182,16 @@ BaseUrl = Annotated[
         "transformers.",
     ),
 ]
-RequestTimeout = Annotated[
-    float,
-    typer.Option(
-        help="With --base-url: seconds a request may take before it is tried again.", min=0.001
-    ),
-]
-Retries = Annotated[
-    int,
-    typer.Option(
-        help="With --base-url: tries after the first for a request that failed or was answered "
-        "unusably (no content, no choices, no log-probabilities in rank mode), with "
-        "exponential backoff; then the run fails in one line.",
-        min=0,
-    ),
-]
-Concurrency = Annotated[
-    int, typer.Option(help="With --base-url: requests in flight at once, per run.", min=1)
-]
+
+
+def server_help(name: str) -> str:
+    """A server option's help: its `ServerOptions` field's description."""
+    return f"With --base-url: {ServerOptions.model_fields[name].description}"
+
+
+RequestTimeout = Annotated[float, typer.Option(help=server_help("timeout"), min=0.001)]
+Retries = Annotated[int, typer.Option(help=server_help("retries"), min=0)]
+Concurrency = Annotated[int, typer.Option(help=server_help("concurrency"), min=1)]
 Force = Annotated[
     bool,
     typer.Option(

@@ -38,7 +38,7 @@ from kluebook.cli.options import (
     Threads,
 )
 from kluebook.common.paths import ROOT
-from kluebook.prompting.server_options import ServerOptions
+from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 
 
 def execute_runs(options: list, force: bool, quiet: bool, execution: Execution) -> bool:
@@ -95,9 +95,9 @@ def run(
     matrix: Matrix = None,
     method: Method = None,
     base_url: BaseUrl = None,
-    request_timeout: RequestTimeout = ServerOptions.timeout,
-    retries: Retries = ServerOptions.retries,
-    concurrency: Concurrency = ServerOptions.concurrency,
+    request_timeout: RequestTimeout = DEFAULT_OPTIONS.timeout,
+    retries: Retries = DEFAULT_OPTIONS.retries,
+    concurrency: Concurrency = DEFAULT_OPTIONS.concurrency,
     force: Force = False,
     quiet: Quiet = False,
     executor: ExecutorName = "local",

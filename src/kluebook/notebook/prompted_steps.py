@@ -3,12 +3,14 @@ open the language model that answers it, then write its answers and outcome as e
 (`kluebook.notebook.steps`)."""
 
 from pathlib import Path
+from typing import Any, Protocol
 
 import transformers
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import scrub
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
+from kluebook.methods.prompted import PromptedParameters, template_digest
 from kluebook.notebook.steps import (
     Run,
     read_errata,
@@ -16,37 +18,20 @@ from kluebook.notebook.steps import (
     set_display_options,
     write_outcome,
 )
-from kluebook.prompting.answering import Answers, ranking_scores
+from kluebook.prompting.answering import Answers, LanguageModel, ranking_scores
 from kluebook.prompting.calibration import DIGITS, calibration, gold_choices, item_probabilities
 from kluebook.prompting.checks import check_mode, check_template
 from kluebook.prompting.corrections import Corrected
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
-from kluebook.recording import fingerprints
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 from kluebook.training import checkpoints, devices
 from kluebook.training.tiny_model import TINY_CAUSAL_LM
 
 # The parameters the prompted notebook declares (`start_prompted_run`).
-PROMPTED_PARAMETERS = (
-    "task",
-    "model",
-    "base_url",
-    "served_model",
-    "server_options",
-    "profile",
-    "data_source",
-    "data_dir",
-    "seed",
-    "shots",
-    "template",
-    "mode",
-    "train_limit",
-    "dev_limit",
-    "output_dir",
-)
+PROMPTED_PARAMETERS = PromptedParameters.names()
 
 
 def start_prompted_run(namespace: dict) -> Run:
@@ -79,12 +64,22 @@ def start_prompted_run(namespace: dict) -> Run:
     seed_everything(parameters["seed"])
     transformers.logging.set_verbosity_error()
     set_display_options()
-    return Run(task, parameters, None, data_dir, output_dir)
+    return Run(
+        task=task, parameters=parameters, recipe=None, data_dir=data_dir, output_dir=output_dir
+    )
+
+
+class Backend(LanguageModel, Protocol):
+    """A prompted run's language model (`open_backend`): what answering asks of it, and what
+    its outcome says of it (`provenance`: no path of this machine, no key, no address)."""
+
+    def provenance(self) -> dict[str, Any]:
+        """How the backend answered: its model, revision and the settings it ran with."""
 
 
 def open_backend(
     run: Run, template: PromptTemplate, demonstrations: list[PromptItem], items: list[PromptItem]
-):
+) -> Backend:
     """The run's language model: the server at `base_url` where one is given, else the local
     causal LM `model` (the tiny stand-in is built on the run's prompts and answers)."""
     from kluebook.prompting.local_lm import open_local_lm  # lazy: torch, for prompted runs only
@@ -109,7 +104,7 @@ def finish_prompted_run(
     gold: list[dict],
     answers: Answers,
     template: PromptTemplate,
-    backend,
+    backend: Backend,
     counts: dict,
     train_items: list[PromptItem],
     dev_items: list[PromptItem],
@@ -135,7 +130,7 @@ def finish_prompted_run(
             "demonstration_seed": parameters["seed"],
             "mode": mode,
             "template": template.name,
-            "template_digest": fingerprints.template_digest(run.task, template.name),
+            "template_digest": template_digest(run.task, template.name),
             "cut_reasoning": template.cut_reasoning,
             "unparsable": answers.unparsable,
             "ungrounded": answers.ungrounded,

@@ -29,6 +29,7 @@ from kluebook.data.loading import (
 )
 from kluebook.errata.corrections import corrected_items, corrected_values
 from kluebook.errata.manifest import manifest
+from kluebook.methods.fine_tuned import RECIPE_PARAMETERS, FineTunedParameters
 from kluebook.recording import provenance, records
 from kluebook.scoring.bootstrap import run_intervals
 from kluebook.scoring.predictions import NO_SWITCHES, score_predictions
@@ -38,19 +39,8 @@ from kluebook.training.recipes import Recipe, recipe_parameters, resolve_recipe
 from kluebook.training.speed import deviations
 from kluebook.training.tiny_model import TINY_MODEL
 
-RECIPE_PARAMETERS = ("learning_rate", "batch_size", "epochs", "warmup_ratio", "max_length")
 # The parameters every task notebook declares in its `parameters` cell.
-COMMON_PARAMETERS = (
-    "model",
-    "profile",
-    "data_source",
-    "data_dir",
-    "seed",
-    *RECIPE_PARAMETERS,
-    "train_limit",
-    "dev_limit",
-    "output_dir",
-)
+COMMON_PARAMETERS = FineTunedParameters.names()
 # What a run is pinned to on the hub: set by the runner (resolved to commits) or, in a notebook
 # run by hand, resolved here; "" for a local model or local data.
 REVISION_PARAMETERS = ("model_revision", "data_revision")

@@ -8,7 +8,8 @@ variables hold one).
 """
 
 import os
-from dataclasses import asdict, dataclass, fields
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kluebook.common.errors import KluebookError
 
@@ -21,40 +22,49 @@ def api_key() -> str:
     return next((os.environ[v] for v in API_KEY_VARIABLES if os.environ.get(v)), NO_KEY)
 
 
-@dataclass(frozen=True)
-class ServerOptions:
+class ServerOptions(BaseModel):
     """How requests are sent: they change no answer, so a run records them outside its
-    fingerprint."""
+    fingerprint. Each field's description is its `kluebook run` option's help."""
 
-    timeout: float = 60.0  # seconds a request may take before it is tried again
-    retries: int = 2  # tries after the first, for a request the server did not answer usably
-    concurrency: int = 4  # requests in flight at once
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    timeout: float = Field(
+        60.0, gt=0, description="seconds a request may take before it is tried again."
+    )
+    retries: int = Field(
+        2,
+        ge=0,
+        description="tries after the first for a request that failed or was answered unusably "
+        "(no content, no choices, no log-probabilities in rank mode), with exponential "
+        "backoff; then the run fails in one line.",
+    )
+    concurrency: int = Field(4, ge=1, description="requests in flight at once, per run.")
     reask: bool = False  # ask every request again, whatever the cache holds (--force)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return self.model_dump()
 
 
 DEFAULT_OPTIONS = ServerOptions()
+# Each option's problem in one line (`server_options`).
+PROBLEMS = {
+    "timeout": "the request timeout must be a number of seconds > 0",
+    "retries": "retries must be a whole number >= 0",
+    "concurrency": "concurrency must be a whole number >= 1",
+    "reask": "reask must be true or false",
+}
 
 
 def server_options(given: dict) -> ServerOptions:
     """`ServerOptions` from a run's `server_options` parameter, each value checked (one line)."""
-    known = [f.name for f in fields(ServerOptions)]
-    for name in given:
-        if name not in known:
+    try:
+        return ServerOptions.model_validate(given)
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = first["loc"][0]
+        if first["type"] == "extra_forbidden":
+            known = ", ".join(ServerOptions.model_fields)
             raise KluebookError(
-                f"server_options: unknown option {name!r}; known: {', '.join(known)}"
-            )
-    options = ServerOptions(**given)
-    if not (isinstance(options.timeout, int | float) and options.timeout > 0):
-        raise KluebookError(
-            f"the request timeout must be a number of seconds > 0, got {options.timeout!r}"
-        )
-    for name, least in (("retries", 0), ("concurrency", 1)):
-        value = getattr(options, name)
-        if type(value) is not int or value < least:
-            raise KluebookError(f"{name} must be a whole number >= {least}, got {value!r}")
-    if type(options.reask) is not bool:
-        raise KluebookError(f"reask must be true or false, got {options.reask!r}")
-    return options
+                f"server_options: unknown option {name!r}; known: {known}"
+            ) from None
+        raise KluebookError(f"{PROBLEMS[name]}, got {first['input']!r}") from None

@@ -8,27 +8,16 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict
 
 from kluebook import __version__
-from kluebook.common.paths import PROMPTED_NOTEBOOK
 from kluebook.common.repository import without_install_address
-from kluebook.data.loading import file_sha256
+from kluebook.methods.registry import DEFAULT_METHOD, method_named, uncounted_parameters
 from kluebook.recording.code_closure import PARSING, closure, file_imports, notebook_imports
-from kluebook.tasks.prompt_items import (
-    DEFAULT_TEMPLATE,
-    TEMPLATES_FOLDER,
-    template_names,
-    template_path,
-)
-
-# How a run was made: a checkpoint fine-tuned by the task's notebook, or a language model
-# prompted by the prompted notebook (`PROMPTED_NOTEBOOK`).
-FINE_TUNED, PROMPTED = "fine-tuned", "prompted"
-Method = Literal["fine-tuned", "prompted"]
+from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -96,12 +85,12 @@ def task_imports(task) -> list[str]:
     return imported
 
 
-def method_notebook(task, method: str = FINE_TUNED) -> Path:
+def method_notebook(task, method: str = DEFAULT_METHOD) -> Path:
     """The notebook a run of `task` made by `method` executes."""
-    return PROMPTED_NOTEBOOK if method == PROMPTED else task.notebook_path
+    return method_named(method).notebook(task)
 
 
-def run_modules(task, method: str = FINE_TUNED) -> list[tuple[str, Path]]:
+def run_modules(task, method: str = DEFAULT_METHOD) -> list[tuple[str, Path]]:
     """The shared modules a run of `task` executes: the import closure of what its notebook and
     its task folder import, apart from the modules of the task folder (`task_code_hash`)."""
     notebook = method_notebook(task, method)
@@ -138,7 +127,7 @@ def package_data(
     ]
 
 
-def shared_code_hash(task, method: str = FINE_TUNED) -> str:
+def shared_code_hash(task, method: str = DEFAULT_METHOD) -> str:
     """A hash of the shared modules a run of `task` executes (`run_modules`), by behaviour
     (`code_digest`)."""
     return _digest_of(run_modules(task, method))
@@ -146,7 +135,8 @@ def shared_code_hash(task, method: str = FINE_TUNED) -> str:
 
 def task_code_hash(task) -> str:
     """A hash of the task's folder: its code and task.yaml (which holds its version); not its
-    prompt templates, each an input of the prompted runs made with it (`template_digest`)."""
+    prompt templates, each an input of the prompted runs made with it
+    (`kluebook.methods.prompted.template_digest`)."""
     files = [
         (f"task/{path.relative_to(task.folder).as_posix()}", path)
         for path in sorted(task.folder.rglob("*"))
@@ -157,24 +147,11 @@ def task_code_hash(task) -> str:
     return _digest_of(files)
 
 
-def template_digest(task, template: str = DEFAULT_TEMPLATE) -> str:
-    """The SHA-256 of one of the task's prompt templates, as it is on disk: an input of the
-    prompted runs made with it."""
-    return file_sha256(template_path(task.folder, template))
-
-
-def template_of(parameters: dict) -> str:
-    """The template a prompted run's parameters name (a record written before templates had
-    names ran the default)."""
-    return parameters.get("template") or DEFAULT_TEMPLATE
-
-
-def run_code_hash(task, method: str = FINE_TUNED) -> str:
+def run_code_hash(task, method: str = DEFAULT_METHOD) -> str:
     """A hash of the code a run of `task` executes: the shared run modules, the task's folder
-    (and, prompted, its templates) and the package version."""
+    (and what its method adds: a prompted run's templates) and the package version."""
     parts = [__version__, shared_code_hash(task, method), task_code_hash(task)]
-    if method == PROMPTED:
-        parts += [template_digest(task, name) for name in template_names(task.folder)]
+    parts += method_named(method).code_parts(task)
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -241,17 +218,13 @@ INPUT_NAMES = {
 CODE_INPUTS = ("notebook", "task_code", "shared_code", "task_version", "package", "template")
 
 
-# Parameters that are no part of the `parameters` input: how a server is asked changes no
-# answer, and the served model is an input of its own.
-OUTSIDE_PARAMETERS = ("server_options", "served_model")
-
-
 def inputs(
-    task, code: str, parameters: dict, data_checksum: str, method: str = FINE_TUNED
+    task, code: str, parameters: dict, data_checksum: str, method: str = DEFAULT_METHOD
 ) -> Inputs:
     """The inputs of a run of `task` made by `method` with these parameters
     (`portable_parameters`) and data."""
-    counted = {k: v for k, v in parameters.items() if k not in OUTSIDE_PARAMETERS}
+    uncounted = uncounted_parameters()  # how a server is asked; the model it serves
+    counted = {k: v for k, v in parameters.items() if k not in uncounted}
     return Inputs(
         notebook=text_digest(code),
         parameters=text_digest(json.dumps(counted, sort_keys=True, ensure_ascii=False)),
@@ -260,12 +233,12 @@ def inputs(
         shared_code=shared_code_hash(task, method),
         task_version=task.version,
         package=__version__,
-        template=template_digest(task, template_of(parameters)) if method == PROMPTED else None,
+        template=method_named(method).template_input(task, parameters),
         served_model=parameters.get("served_model") or None,
     )
 
 
-def current_code(task, method: str = FINE_TUNED, template: str = DEFAULT_TEMPLATE) -> dict:
+def current_code(task, method: str = DEFAULT_METHOD, template: str = DEFAULT_TEMPLATE) -> dict:
     """The code inputs (`CODE_INPUTS`) a run of `task` made by `method` (prompted: with the
     template `template`) would be made from today."""
     return {
@@ -274,14 +247,8 @@ def current_code(task, method: str = FINE_TUNED, template: str = DEFAULT_TEMPLAT
         "shared_code": shared_code_hash(task, method),
         "task_version": task.version,
         "package": __version__,
-        "template": _template_today(task, template) if method == PROMPTED else None,
+        "template": method_named(method).template_today(task, template),
     }
-
-
-def _template_today(task, template: str) -> str:
-    """The digest of a template as it is today; "" for one that is gone (a record made with it
-    is stale)."""
-    return template_digest(task, template) if template in template_names(task.folder) else ""
 
 
 def stale_inputs(made_from: Inputs, current: dict | None) -> list[str]:

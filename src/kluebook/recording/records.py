@@ -15,17 +15,37 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_json, write_json
 from kluebook.common.paths import RESULTS, ROOT
-from kluebook.recording.fingerprints import FINE_TUNED, Inputs, Method
+from kluebook.methods.registry import DEFAULT_METHOD, method_named
+from kluebook.recording.fingerprints import Inputs
 from kluebook.recording.provenance import git_commit, portable_parameters
 
 RECORD_SCHEMA = 2
+
+
+def _known_method(name: str) -> str:
+    try:
+        method_named(name)
+    except KluebookError as error:
+        raise ValueError(str(error)) from None
+    return name
+
+
+# A method's name (`kluebook.methods`), one that is registered.
+MethodName = Annotated[str, AfterValidator(_known_method)]
 # What a notebook leaves in its output folder for the runner to turn into the record.
 OUTCOME_FILE = "outcome.json"
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -227,7 +247,7 @@ class RunRecord(BaseModel):
     profile: str
     seed: int
     data_source: str
-    method: Method = FINE_TUNED
+    method: MethodName = DEFAULT_METHOD
     config: str = DEFAULT_CONFIG
     overrides: dict[str, Any] = {}
     parameters: dict[str, Any]
@@ -287,10 +307,10 @@ class RunRecord(BaseModel):
 
     def as_dict(self) -> dict:
         """The record as its file holds it: the facts, then the outcome's fields, the GPUs
-        among the facts, None left out, and the method only for a prompted run (a fine-tuned
-        run's file is as records have always been)."""
+        among the facts, None left out, and the method only where it is `named_in_record` (a
+        fine-tuned run's file is as records have always been)."""
         flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"outcome"})
-        if flat["method"] == FINE_TUNED:
+        if not method_named(self.method).named_in_record:
             del flat["method"]
         if self.outcome is not None:
             flat.update(self.outcome.model_dump(mode="json", exclude_none=True))

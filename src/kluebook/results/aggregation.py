@@ -17,7 +17,7 @@ import pandas as pd
 import yaml
 
 from kluebook.common.paths import CONFIGS, ROOT
-from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
+from kluebook.methods.registry import DEFAULT_METHOD, method_named
 from kluebook.recording.records import DEFAULT_CONFIG, Interval, RunRecord
 from kluebook.results.degenerate import degenerate_reasons, same_answers
 from kluebook.results.links import run_page
@@ -101,7 +101,7 @@ class Row:
     data_source: str = ""
     config: str = DEFAULT_CONFIG
     source: str = ""
-    method: str = FINE_TUNED  # how its runs were made: fine-tuned or prompted
+    method: str = DEFAULT_METHOD  # how its runs were made (`kluebook.methods`, by name)
     shots: int | None = None  # a prompted row's demonstrations before every query
 
     @property
@@ -123,24 +123,20 @@ class Row:
         return key in self.cells and not self.cells[key].stale
 
     def is_ranked(self, key: tuple[str, str]) -> bool:
-        """Whether cell `key` competes for the best marks: current, and fine-tuned (prompted rows
-        follow another protocol and are shown beside the table's ranking, never in it)."""
-        return self.method == FINE_TUNED and self.has_current(key)
+        """Whether cell `key` competes for the best marks: current, and of a ranked method
+        (fine-tuned; prompted rows follow another protocol and are shown beside the table's
+        ranking, never in it)."""
+        return method_named(self.method).ranked and self.has_current(key)
 
 
 def run_shots(record: RunRecord) -> int | None:
     """The demonstrations a prompted run showed before every query; None for a fine-tuned run."""
-    if record.method != PROMPTED:
-        return None
-    prompted = record.outcome.prompted if record.outcome else None
-    return prompted.shots if prompted else record.parameters.get("shots")
+    return method_named(record.method).shots(record)
 
 
 def method_text(method: str, shots: int | None) -> str:
     """`prompted, 5 shots` for a prompted run; "" for a fine-tuned one (the book's default)."""
-    if method != PROMPTED:
-        return ""
-    return PROMPTED if shots is None else f"{PROMPTED}, {shots} shot{'' if shots == 1 else 's'}"
+    return method_named(method).label(shots)
 
 
 def configuration_text(method: str, config: str, shots: int | None = None) -> str:
@@ -148,8 +144,7 @@ def configuration_text(method: str, config: str, shots: int | None = None) -> st
     other settings of its label (`prompted, 5 shots, dev_limit=20`); "" for a fine-tuned run of
     its profile's recipe."""
     parts = [] if config == DEFAULT_CONFIG else config.split(",")
-    if method == PROMPTED:
-        parts = [p for p in parts if p != PROMPTED and not p.startswith("shots=")]
+    parts = [p for p in parts if not method_named(method).own_part(p)]
     return ", ".join(filter(None, [method_text(method, shots), *parts]))
 
 

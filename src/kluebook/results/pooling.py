@@ -9,7 +9,8 @@ import json
 from collections import defaultdict
 
 from kluebook.errata.manifest import manifest
-from kluebook.recording.fingerprints import PROMPTED, current_code, stale_inputs, template_of
+from kluebook.methods.registry import method_named
+from kluebook.recording.fingerprints import current_code, stale_inputs
 from kluebook.recording.records import RunRecord
 from kluebook.tasks import all_tasks
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE
@@ -32,7 +33,7 @@ def configuration_key(record: RunRecord) -> tuple:
 
 def made_with(record: RunRecord) -> tuple[str, str, str]:
     """The task, method and prompt template ("" for a fine-tuned run) a record was made with."""
-    template = template_of(record.parameters) if record.method == PROMPTED else ""
+    template = method_named(record.method).template_of(record.parameters)
     return record.task, record.method, template
 
 

@@ -13,7 +13,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kluebook.recording.fingerprints import PROMPTED
+from kluebook.methods.registry import method_named
 from kluebook.recording.records import Interval
 from kluebook.results.aggregation import Row, configuration_text, model_order
 from kluebook.scoring import bootstrap
@@ -105,7 +105,7 @@ class Sweep:
 
 def row_template(row: Row) -> str | None:
     """The template a prompted row's configuration names; None where it names none."""
-    if row.method != PROMPTED:
+    if not method_named(row.method).templated:
         return None
     named = [p.removeprefix(TEMPLATE) for p in row.config.split(",") if p.startswith(TEMPLATE)]
     return named[0] if named else None
@@ -123,10 +123,10 @@ def sweeps(task: Task, rows: list[Row]) -> list[Sweep]:
     for row in rows:
         template = row_template(row)
         if template is not None and any(key[0] == task.name for key in row.cells):
-            key = (row.profile, row.data_source, row.split, row.shots, _setting(row))
+            key = (row.method, row.profile, row.data_source, row.split, row.shots, _setting(row))
             groups[key][row.model][template] = row
     found = []
-    for (profile, _, split, shots, setting), models in groups.items():
+    for (method, profile, _, split, shots, setting), models in groups.items():
         if max(len(t) for t in models.values()) < 2:
             continue
         ordered = sorted(models, key=model_order)
@@ -142,7 +142,7 @@ def sweeps(task: Task, rows: list[Row]) -> list[Sweep]:
                     ranking = _ranking(models[a], models[b], a, b, key)
                     if ranking is not None:
                         rankings.append(ranking)
-        text = configuration_text(PROMPTED, setting, shots)
+        text = configuration_text(method, setting, shots)
         found.append(Sweep(task.name, profile, split, text, spreads, rankings))
     return found
 

@@ -8,11 +8,10 @@ import yaml
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
-from kluebook.recording import fingerprints
+from kluebook.methods.registry import DEFAULT_METHOD, method_names
 from kluebook.training.recipes import PROFILES
 
 MATRIX_KEYS = {"profile", "method", "data_source", "data_dir", "models", "seeds", "parameters"}
-METHODS = (fingerprints.FINE_TUNED, fingerprints.PROMPTED)
 
 
 def load_matrix(profile: str | None = None, path: str | Path | None = None) -> dict:
@@ -45,8 +44,8 @@ def validate_matrix(matrix, path) -> None:
         )
     if matrix.get("profile") not in PROFILES:
         raise KluebookError(f"{path}: profile must be one of {', '.join(PROFILES)}")
-    if matrix.get("method", fingerprints.FINE_TUNED) not in METHODS:
-        raise KluebookError(f"{path}: method must be one of {', '.join(METHODS)}")
+    if matrix.get("method", DEFAULT_METHOD) not in method_names():
+        raise KluebookError(f"{path}: method must be one of {', '.join(method_names())}")
     models, seeds = matrix.get("models"), matrix.get("seeds")
     if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
         raise KluebookError(f"{path}: models must be a non-empty list of model ids or paths")

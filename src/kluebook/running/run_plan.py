@@ -2,7 +2,7 @@
 any of them starts (its parameters, data and models: `check_parameters`, `preflight`) and
 pinned to the hub commits it will run on (`pin_revisions`)."""
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import papermill
@@ -11,31 +11,15 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.errata.manifest import manifest
-from kluebook.prompting.checks import check_prompted_models, check_prompted_parameters
+from kluebook.methods.registry import DEFAULT_METHOD, method_named, runner_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.served_model import ask_served_model
-from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
-from kluebook.recording import fingerprints
+from kluebook.prompting.server_options import ServerOptions
 from kluebook.running.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.running.run_spec import RunSpec
 from kluebook.tasks import Task, available_tasks, get_task
 from kluebook.training.checkpoints import check_model
-from kluebook.training.recipes import recipe_parameters, resolve_recipe
 from kluebook.training.tiny_model import TINY_MODEL
-
-# Parameters the runner sets itself; the rest may come from a matrix or from --set.
-RUNNER_PARAMETERS = {
-    "model",
-    "profile",
-    "data_source",
-    "data_dir",
-    "seed",
-    "output_dir",
-    "task",  # the prompted notebook's
-    "base_url",  # a prompted run's server (--base-url)
-    "served_model",  # what that server reports of the model (`ask_servers`)
-    "server_options",  # how it is asked (--request-timeout, --retries, --concurrency, --force)
-}
 
 
 @dataclass(frozen=True)
@@ -57,9 +41,9 @@ class Options:
     server: ServerOptions = field(default_factory=ServerOptions)
 
 
-def planned(options: Options) -> list[RunSpec]:
-    """The runs `options` ask for, as planned (`plan`): their revisions as asked."""
-    return plan(**{f.name: getattr(options, f.name) for f in fields(Options)})
+def plan(profile: str | None = "smoke", **asked) -> list[RunSpec]:
+    """`planned` runs of the `Options` named here (`profile`, then any other field by name)."""
+    return planned(Options(profile, **asked))
 
 
 def prepare(options: Options) -> list[RunSpec]:
@@ -67,57 +51,45 @@ def prepare(options: Options) -> list[RunSpec]:
     return preflight(planned(options))
 
 
-def plan(
-    profile: str | None = "smoke",
-    tasks: list[str] | None = None,
-    models: list[str] | None = None,
-    seeds: list[int] | None = None,
-    data_source: str | None = None,
-    data_dir: str | None = None,
-    extra: dict | None = None,
-    matrix_path: str | Path | None = None,
-    model_revision: str = "",
-    data_revision: str = "",
-    base_url: str = "",
-    server: ServerOptions = DEFAULT_OPTIONS,
-) -> list[RunSpec]:
-    """The runs to execute: a run matrix (the profile's, or a sweep file's), narrowed or
-    replaced by the arguments; `extra` overrides the matrix's parameters. `base_url`: the
-    server that answers a prompted matrix's runs, asked as `server` says."""
-    matrix = load_matrix(profile, matrix_path)
+def planned(options: Options) -> list[RunSpec]:
+    """The runs to execute, their revisions as asked: a run matrix (the profile's, or a sweep
+    file's), narrowed or replaced by the options; `extra` overrides the matrix's parameters.
+    `base_url`: the server that answers a prompted matrix's runs, asked as `server` says."""
+    matrix = load_matrix(options.profile, options.matrix_path)
     profile = matrix["profile"]
     profile_data = default_data(profile)
-    grid = parameter_grid({**(matrix.get("parameters") or {}), **(extra or {})})
-    method = matrix.get("method", fingerprints.FINE_TUNED)
-    if base_url and method != fingerprints.PROMPTED:
-        raise KluebookError("--base-url is for prompted runs (--method prompted)")
-    for model in models or matrix["models"]:
+    grid = parameter_grid({**(matrix.get("parameters") or {}), **(options.extra or {})})
+    method = method_named(matrix.get("method", DEFAULT_METHOD))
+    # The method's settings of every run (--base-url: a method's whose runs a server answers).
+    settings = method.run_settings(options.base_url, options.server)
+    models = options.models or matrix["models"]
+    data_source = options.data_source or matrix.get("data_source") or profile_data[0]
+    data_dir = str(options.data_dir or matrix.get("data_dir") or "")
+    for model in models:
         check_model_name(model)
     specs = []
-    for name in tasks or available_tasks():
+    for name in options.tasks or available_tasks():
         task = get_task(name)
-        notebook = fingerprints.method_notebook(task, method)
+        notebook = method.notebook(task)
         if not notebook.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({notebook.name})")
         for overrides in grid:
-            check_parameters(task, overrides, models or matrix["models"], profile, method)
-            for model in models or matrix["models"]:
-                for seed in seeds or matrix["seeds"]:
+            check_parameters(task, overrides, models, profile, method.name)
+            for model in models:
+                for seed in options.seeds or matrix["seeds"]:
                     specs.append(
                         RunSpec(
                             task=task,
                             model=model,
                             seed=int(seed),
                             profile=profile,
-                            data_source=data_source or matrix.get("data_source") or profile_data[0],
-                            data_dir=str(data_dir or matrix.get("data_dir") or ""),
+                            data_source=data_source,
+                            data_dir=data_dir,
                             extra=overrides,
                             default_data=profile_data,
-                            model_revision=model_revision,
-                            data_revision=data_revision,
-                            method=method,
-                            base_url=base_url,
-                            server=server,
+                            model_revision=options.model_revision,
+                            data_revision=options.data_revision,
+                            settings=settings,
                         )
                     )
     return specs
@@ -136,16 +108,17 @@ def check_model_name(model: str) -> None:
 
 
 def check_parameters(
-    task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=fingerprints.FINE_TUNED
+    task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=DEFAULT_METHOD
 ) -> None:
     """Reject, in one line, a parameter the run's notebook does not declare and that is not a
     recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
-    combination the recipe refuses, for any of the models in this profile (a prompted run has
-    no recipe)."""
-    declared = papermill.inspect_notebook(str(fingerprints.method_notebook(task, method)))
-    settable = recipe_parameters(task) if method == fingerprints.FINE_TUNED else ()
+    combination the method refuses (a fine-tuned run's recipe, for any of the models in this
+    profile; a prompted run's template)."""
+    chosen = method_named(method)
+    declared = papermill.inspect_notebook(str(chosen.notebook(task)))
+    settable = chosen.settable(task)
     for name, value in extra.items():
-        if name in RUNNER_PARAMETERS:
+        if name in runner_parameters():  # the notebooks' parameters set by the runner
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
         if name == "errata":  # any notebook: its dev items corrected by that errata version
             check_errata_version(value)
@@ -160,13 +133,7 @@ def check_parameters(
         kind = declared[name]["inferred_type_name"]
         if kind == "int" and value is not None and (type(value) is not int or value < 0):
             raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
-    if method == fingerprints.PROMPTED:
-        check_prompted_parameters(task, extra)
-    recipe = {name: value for name, value in extra.items() if name in settable}
-    for model in (
-        models if method == fingerprints.FINE_TUNED else ()
-    ):  # the recipe checks its fields
-        resolve_recipe(task, model, profile, recipe)
+    chosen.check_parameters(task, extra, models, profile)
 
 
 def check_errata_version(value) -> None:
@@ -188,8 +155,12 @@ def preflight(specs: list[RunSpec]) -> list[RunSpec]:
         data_dir_for(spec.task, spec.data_source, spec.data_dir or None)
         if spec.data_revision and spec.data_source != "hub":
             raise KluebookError("--data-revision is for --data-source hub")
-    local = {s.model for s in specs if s.method == fingerprints.PROMPTED and not s.base_url}
-    check_prompted_models(local)
+    local: dict[str, set[str]] = {}  # the models run here, by method
+    for spec in specs:
+        if spec.settings.served_by is None:
+            local.setdefault(spec.method, set()).add(spec.model)
+    for method, models in local.items():
+        method_named(method).check_local_models(models)
     return pin_revisions(specs)
 
 
@@ -198,9 +169,9 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
     that cannot be found fails here, in one line, before any run. A model behind a server is
     the server's: it has no revision here."""
-    if any(s.base_url and s.model_revision for s in specs):
+    if any(s.settings.served_by and s.model_revision for s in specs):
         raise KluebookError("--model-revision is for models run here, not behind --base-url")
-    models = {(s.model, s.model_revision) for s in specs if not s.base_url}
+    models = {(s.model, s.model_revision) for s in specs if not s.settings.served_by}
     model_commits = {pair: check_model(*pair) for pair in sorted(models)}
     configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
     data_commits = {
@@ -223,14 +194,16 @@ def ask_servers(specs: list[RunSpec]) -> list[RunSpec]:
     `/v1/models`, asked once per model): an input of the run, so another model served under
     the same name stales it. A server that does not answer, or a damaged response cache,
     fails here, in one line."""
-    if any(spec.base_url for spec in specs):
+    servers = dict.fromkeys((s.settings.served_by, s.model) for s in specs if s.settings.served_by)
+    if servers:
         check_response_cache()
     served = {
-        (s.base_url, s.model): ask_served_model(s.base_url, s.model, s.server).identity
-        for s in specs
-        if s.base_url
+        (server, model): ask_served_model(server.base_url, model, server.options).identity
+        for server, model in servers
     }
     return [
-        replace(spec, served_model=served[spec.base_url, spec.model]) if spec.base_url else spec
+        replace(spec, settings=spec.settings.with_served_model(served[server, spec.model]))
+        if (server := spec.settings.served_by)
+        else spec
         for spec in specs
     ]

@@ -6,10 +6,13 @@ runner's modules read the book's folders (results/, book/runs/, .cache/) from.""
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from kluebook.common.paths import CACHE, RESULTS, ROOT, RUNS, file_name
 from kluebook.data.loading import data_checksum
-from kluebook.prompting.server_options import ServerOptions
+from kluebook.methods.fine_tuned import FineTunedSettings
+from kluebook.methods.interface import MethodSettings
+from kluebook.methods.registry import method_named
 from kluebook.recording import fingerprints, provenance, records
 from kluebook.running.run_matrix import default_data
 from kluebook.running.worker import RunRequest
@@ -39,19 +42,25 @@ class RunSpec:
     # to commits by `run_plan.pin_revisions`; only hub models and hub data have them.
     model_revision: str = ""
     data_revision: str = ""
-    method: str = fingerprints.FINE_TUNED  # or prompted: the model answers prompts, untrained
-    base_url: str = ""  # a prompted run's OpenAI-compatible server; "" for a local model
-    # What that server reported of the model (`run_plan.ask_servers`), and how it is asked.
-    served_model: str = ""
-    server: ServerOptions = field(default_factory=ServerOptions)
+    # How the run is made (`kluebook.methods`) and the settings that method gives its runs (a
+    # prompted run's server, if one answers it); a fine-tuned run has none.
+    settings: MethodSettings = field(default_factory=FineTunedSettings)
+    # The configuration as a record names it (`spec_of`: it may name data that are not here).
+    recorded_config: str | None = None
+
+    @property
+    def method(self) -> str:
+        """The name of the run's method."""
+        return self.settings.method_name
 
     @cached_property
     def config(self) -> str:
         """The configuration beyond model and seed, readable; "" for the profile's default.
-        A prompted run's begins with `prompted` (then `server` where a server answers: not its
-        address, which may change), so it never shares a fine-tuned or a local run's name."""
-        parts = [fingerprints.PROMPTED] if self.method == fingerprints.PROMPTED else []
-        parts += ["server"] if self.base_url else []
+        It opens with the words of its method's settings (a prompted run's `prompted`, then
+        `server` where a server answers), so runs of two methods never share a name."""
+        if self.recorded_config is not None:
+            return self.recorded_config
+        parts = self.settings.config_parts()
         parts += [f"{key}={value}" for key, value in sorted(self.extra.items())]
         if (self.data_source, self.data_dir) != self.default_data:
             parts.append(self.data_source)
@@ -117,17 +126,9 @@ class RunSpec:
             "data_dir": self.data_dir,
             "seed": self.seed,
             "output_dir": book_relative(self.output_dir),
-            **({"task": self.task.name} if self.method == fingerprints.PROMPTED else {}),
-            **(self.server_parameters() if self.base_url else {}),
+            **self.settings.notebook_parameters(self.task.name),
             **{name: value for name, value in self.revisions.items() if value},
             **self.extra,
-        }
-
-    def server_parameters(self) -> dict:
-        return {
-            "base_url": self.base_url,
-            "served_model": self.served_model,
-            "server_options": self.server.as_dict(),
         }
 
     @property
@@ -148,7 +149,7 @@ def book_relative(path: Path) -> str:
 def spec_of(record: records.RunRecord) -> RunSpec:
     """The run a record was made by, its model named by id: to name its files and render its
     page without its data on this machine."""
-    spec = RunSpec(
+    return RunSpec(
         task=get_task(record.task),
         model=record.model,
         seed=record.seed,
@@ -159,13 +160,9 @@ def spec_of(record: records.RunRecord) -> RunSpec:
         default_data=default_data(record.profile),
         model_revision=record.parameters.get("model_revision", ""),
         data_revision=record.parameters.get("data_revision", ""),
-        method=record.method,
-        base_url=record.parameters.get("base_url", ""),  # a server, by no address (`SERVER`)
-        served_model=record.parameters.get("served_model", ""),
+        settings=method_named(record.method).recorded_settings(record.parameters),
+        recorded_config="" if record.is_default_config else record.config,
     )
-    # The configuration as the run named it (it may name data that are not here).
-    spec.__dict__["config"] = "" if record.is_default_config else record.config
-    return spec
 
 
 def spec_inputs(spec: RunSpec, code: str | None = None) -> fingerprints.Inputs:
@@ -176,7 +173,14 @@ def spec_inputs(spec: RunSpec, code: str | None = None) -> fingerprints.Inputs:
     return fingerprints.inputs(spec.task, code, parameters, checksum, spec.method)
 
 
-def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, fingerprints.Inputs]:
+class PreparedRun(NamedTuple):
+    """A run ready to send: its request, and the inputs its record will carry."""
+
+    request: RunRequest
+    inputs: fingerprints.Inputs
+
+
+def run_request(spec: RunSpec, log_output: bool = False) -> PreparedRun:
     """What is sent to where the run executes, and the inputs its record will carry."""
     text = spec.source_notebook.read_text(encoding="utf-8")
     code = fingerprints.cells_code(text)
@@ -190,4 +194,4 @@ def run_request(spec: RunSpec, log_output: bool = False) -> tuple[RunRequest, fi
         data_checksum=spec.checksum,
         log_output=log_output,
     )
-    return request, spec_inputs(spec, code)
+    return PreparedRun(request, spec_inputs(spec, code))

@@ -18,6 +18,7 @@ from pathlib import Path
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_checksum
+from kluebook.methods.registry import DEFAULT_METHOD
 from kluebook.recording import fingerprints, records, redaction
 from kluebook.running import in_progress, kernels
 from kluebook.tasks import get_task
@@ -41,7 +42,7 @@ class RunRequest:
     # None: chosen where it runs (`kernels.worker_kernel_environment`)
     kernel_env: dict | None = None
     log_output: bool = False
-    method: str = fingerprints.FINE_TUNED  # how the run is made (the notebook it executes)
+    method: str = DEFAULT_METHOD  # how the run is made (`kluebook.methods`, by name)
 
 
 @dataclass

@@ -1,0 +1,67 @@
+"""The fine-tuned method: a checkpoint fine-tuned on the task's train split by the task's own
+notebook, with its profile's recipe (`kluebook.training.recipes`); the KLUE table ranks it."""
+
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import Field
+
+from kluebook.methods.interface import RUNNER, Method, MethodSettings, NotebookParameters
+
+FINE_TUNED = "fine-tuned"
+
+
+class FineTunedSettings(MethodSettings):
+    """A fine-tuned run's settings beyond the shared ones: none (its recipe's fields are
+    overrides, checked against the recipe)."""
+
+    method_name = FINE_TUNED
+
+
+class FineTunedParameters(NotebookParameters):
+    """A task notebook's parameters cell: the shared parameters and the recipe's, each None
+    for the profile's value (`kluebook.training.recipes`)."""
+
+    model: str = Field("kluebook/tiny-roberta", json_schema_extra=RUNNER)
+    learning_rate: float | None = None
+    batch_size: int | None = None
+    epochs: float | None = None
+    warmup_ratio: float | None = None
+    max_length: int | None = None
+
+
+# The recipe's parameters a task notebook declares (others a run may set undeclared).
+RECIPE_PARAMETERS = tuple(
+    n for n in FineTunedParameters.names() if n not in NotebookParameters.names()
+)
+
+
+class FineTuned(Method):
+    name: ClassVar[str] = FINE_TUNED
+    settings = FineTunedSettings
+    parameters = FineTunedParameters
+    named_in_record = False  # a fine-tuned run's record is as records have always been
+    ranked = True
+    smoke_made = "fine-tuned"
+    smoke_notice = (
+        "This run fine-tuned a tiny randomly initialised model on data generated in the "
+        "official formats. Its scores show that the pipeline works end to end; they say "
+        "nothing about KLUE or about any released checkpoint."
+    )
+
+    def notebook(self, task) -> Path:
+        return task.notebook_path
+
+    def settable(self, task) -> tuple[str, ...]:
+        from kluebook.training.recipes import recipe_parameters
+
+        return tuple(recipe_parameters(task))
+
+    def check_parameters(self, task, extra: dict, models, profile: str) -> None:
+        """The recipe checks its fields, for each of the models of the profile."""
+        from kluebook.training.recipes import recipe_parameters, resolve_recipe
+
+        settable = recipe_parameters(task)
+        recipe = {name: value for name, value in extra.items() if name in settable}
+        for model in models:
+            resolve_recipe(task, model, profile, recipe)
