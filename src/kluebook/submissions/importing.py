@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_args
 
 import yaml
 from pydantic import ValidationError
@@ -37,7 +38,6 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_jsonl
 from kluebook.data.loading import generated_data_dir
 from kluebook.prompting.registry import task_prompting
-from kluebook.recording.fingerprints import PROMPTED
 from kluebook.recording.records import parse_record
 from kluebook.submissions.check import SHOWN, CheckReport, GoldFile, check_submission, gold_file
 from kluebook.submissions.files import DEFAULT_LIMITS, SLUG, Limits, prediction_lines
@@ -161,8 +161,14 @@ def read_kluebook_run(path: Path, limits: Limits = DEFAULT_LIMITS) -> Source:
         date=datetime.datetime.fromisoformat(record.finished_at).date(),
         tasks={record.task: []},
     )
-    method = "prompted" if record.method == PROMPTED else "fine-tuned"
-    return Source(run, {record.task: lines}, method)
+    return Source(run, {record.task: lines}, submitted_method(record.method))
+
+
+def submitted_method(run_method: str) -> str:
+    """A kluebook run's method as a submission declares it: its name where the submission
+    schema knows it, else `other`."""
+    known = get_args(Submission.model_fields["method"].annotation)
+    return run_method if run_method in known else "other"
 
 
 def klue_task(name: str, chosen: dict[str, str]) -> Task:
