@@ -5,7 +5,8 @@ this book) and the lines of a task's page that say which of its numbers an errat
 
 A bug's or a data error's value is a correction; a naming problem's (the official code does what
 its source does, under a misleading name) is an alternative statistic beside the official one,
-and every page says which it is."""
+and every page says which it is. The pages are Markdown (`myst`); their HTML, the template
+`errata_page.html`."""
 
 from kluebook.book.klue_table import correcting_errata, short_name
 from kluebook.book.myst import code, list_table, text

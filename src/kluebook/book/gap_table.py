@@ -1,5 +1,5 @@
 """The gap between reproduced and published numbers: per released checkpoint reproduced and
-metric, its dev mean minus its published test score."""
+metric, its dev mean minus its published test score (HTML: the template `gap_table.html`)."""
 
 from kluebook.book.klue_table import columns, short_name
 from kluebook.book.templating import parts

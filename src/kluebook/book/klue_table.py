@@ -1,7 +1,8 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
 registry's order, in sections of comparable rows, each metric an erratum corrects marked (c, or a
 for an alternative statistic beside a misleadingly named one); and
-its interactive copy, a block column to filter and columns to sort within the blocks."""
+its interactive copy, a block column to filter and columns to sort within the blocks. This module
+chooses what the table shows; the template `klue_table.html` (`templating`) writes its HTML."""
 
 import re
 from collections import defaultdict

@@ -9,7 +9,8 @@ once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two r
 the counts and the list of their disagreements (or of the items both get wrong), and keeps the
 pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
 list) so a pair can be shared as a link. Without JavaScript the section shows the first pair's
-counts and its whole list as plain tables, and the 2x2 table of every pair."""
+counts and its whole list as plain tables, and the 2x2 table of every pair. Its HTML is the
+template `side_by_side.html` (`templating`; the JSON block through Jinja2's `tojson`)."""
 
 import posixpath
 from collections import defaultdict
