@@ -19,20 +19,22 @@ TEMPLATES = Path(__file__).parent / "templates"
 @cache
 def environment() -> Environment:
     """The templates' environment: autoescaping on, an undefined name an error."""
-    environment = Environment(
+    jinja = Environment(
         loader=PackageLoader("kluebook", "book/templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        auto_reload=False,  # a process renders the templates it started with (no stat per call)
     )
     # `tojson` (a JSON block a page's script reads): compact, its text as it is (not \u-escaped
     # beyond what could close the block).
-    environment.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "separators": (",", ":")}
-    return environment
+    jinja.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "separators": (",", ":")}
+    return jinja
 
 
+@cache
 def parts(name: str):
     """The macros of the template `name`, each a function that returns `Markup`."""
     return environment().get_template(name).module
