@@ -1,18 +1,19 @@
-"""The book's own Sphinx extension (book/_ext/kluebook_sphinx.py): the smoke banner says what a
-build holds, the repository URL of the configuration fills every page's placeholder, no
+"""The book's own Sphinx extension (kluebook.book.sphinx_extension): the smoke banner says what a
+build holds (read from the report's index of the run pages, never from their addresses), the
+repository URL of the configuration fills every page's placeholder, no
 hand-written page spells the URL out, each figure a notebook draws gets a text alternative and
 each sidebar toggle a name, and the titles the theme writes unescaped are escaped (the built
 site's audit is tests/end_to_end/test_site_in_browser.py)."""
 
 import json
 import re
+from dataclasses import asdict
 from types import SimpleNamespace
 
-from conftest import load_script
-
+from kluebook.book import sphinx_extension as extension
+from kluebook.book.run_index import INDEX, PageRun
 from kluebook.common.paths import CHECKOUT
-
-extension = load_script(CHECKOUT / "book" / "_ext" / "kluebook_sphinx.py")
+from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
 
 
 def test_the_banner_names_smoke_runs_and_links_to_real_numbers():
@@ -25,29 +26,63 @@ def test_the_banner_names_smoke_runs_and_links_to_real_numbers():
     assert extension.banner(set(), "r.html") == ""
 
 
-def test_run_profiles_come_from_the_run_pages_of_the_build():
-    docs = {"book/intro", "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1"}
-    docs |= {"book/runs/dp/paper-klue--roberta-base-seed2"}
-    app = SimpleNamespace(env=SimpleNamespace(found_docs=docs))
-    assert extension.run_profiles(app) == {"smoke", "paper"}
+def book_with_runs(root, runs: dict[str, PageRun], docs: set[str]):
+    """A Sphinx app over the book at `root`, whose report indexed `runs` (docname -> run) and
+    whose build found `docs`."""
+    index = root / INDEX
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text(json.dumps({d: asdict(r) for d, r in runs.items()}), encoding="utf-8")
+    return SimpleNamespace(srcdir=str(root), env=SimpleNamespace(found_docs=docs))
 
 
-def test_the_banner_says_smoke_runs_were_prompted_where_the_build_has_prompted_ones():
-    docs = {"book/intro", "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1"}
-    app = SimpleNamespace(env=SimpleNamespace(found_docs=docs))
-    assert not extension.has_prompted_smoke_runs(app)
+def test_run_profiles_come_from_the_records_of_the_run_pages_of_the_build(tmp_path):
+    runs = {
+        "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1": PageRun("ynat", "smoke", FINE_TUNED),
+        "book/runs/dp/paper-klue--roberta-base-seed2": PageRun("dp", "paper", FINE_TUNED),
+        # A page the report indexed that this build does not hold (left out of the toc).
+        "book/runs/dp/gone-seed1": PageRun("dp", "other", FINE_TUNED),
+        # A page's name says nothing: a run of the paper profile whose model is named "smoke-…".
+        "book/runs/nli/smoke-x-seed1": PageRun("nli", "paper", FINE_TUNED),
+    }
+    docs = {"book/intro", *list(runs)[:2], "book/runs/nli/smoke-x-seed1"}
+    app = book_with_runs(tmp_path, runs, docs)
+    assert extension.run_profiles(extension.build_runs(app)) == {"smoke", "paper"}
+    # Before any report, no run: no banner.
+    empty = SimpleNamespace(srcdir=str(tmp_path / "none"), env=SimpleNamespace(found_docs=docs))
+    assert extension.build_runs(empty) == []
+
+
+def test_the_banner_says_smoke_runs_were_prompted_where_the_build_has_prompted_ones(tmp_path):
+    fine_tuned = "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1"
+    prompted = "book/runs/nli/smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1"
+    runs = {fine_tuned: PageRun("ynat", "smoke", FINE_TUNED)}
+    app = book_with_runs(tmp_path, runs, {"book/intro", fine_tuned})
+    assert not extension.has_prompted_smoke_runs(extension.build_runs(app))
     assert "model fine-tuned on generated data" in extension.banner({"smoke"}, "r.html")
-    for page in (
-        "smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1",
-        "smoke-kluebook--tiny-qwen3-prompted-seed1",
-    ):
-        docs.add(f"book/runs/nli/{page}")
-        assert extension.has_prompted_smoke_runs(app), page
-        docs.remove(f"book/runs/nli/{page}")
-    docs.add("book/runs/nli/paper-some--lm-prompted,shots=5-seed1")
-    assert not extension.has_prompted_smoke_runs(app)  # a paper run is no pipeline check
+    app = book_with_runs(
+        tmp_path, {**runs, prompted: PageRun("nli", "smoke", PROMPTED)}, {fine_tuned, prompted}
+    )
+    assert extension.has_prompted_smoke_runs(extension.build_runs(app))
+    app = book_with_runs(
+        tmp_path, {**runs, prompted: PageRun("nli", "paper", PROMPTED)}, {fine_tuned, prompted}
+    )
+    # A paper run is no pipeline check.
+    assert not extension.has_prompted_smoke_runs(extension.build_runs(app))
     text = extension.banner({"smoke"}, "r.html", prompted=True)
     assert "smoke runs only" in text and "model fine-tuned or prompted on generated data" in text
+
+
+def test_the_banner_link_is_an_attribute_and_a_hidden_cells_toggle_escapes_its_text():
+    text = extension.banner({"smoke"}, 'r.html#a"b')
+    assert 'href="r.html#a&#34;b"' in text
+    self = SimpleNamespace(body=[])
+    node = {"classes": ["tag_hide-input"], "prompt_show": "Show <code>", "prompt_hide": "Hide"}
+    extension.visit_hidden_cell(self, node)
+    assert "".join(self.body) == (
+        '<details class="admonition hide tag_hide-input">\n<summary>\n'
+        '<p class="collapsed admonition-title">Show &lt;code&gt;</p>\n'
+        '<p class="expanded admonition-title">Hide</p>\n</summary>\n'
+    )
 
 
 def test_the_configured_repository_url_fills_the_placeholder():

@@ -1,10 +1,16 @@
-"""The book's Sphinx hooks: launch buttons that open notebooks/<task>.ipynb, and exercise labels
-made unique per executed run."""
+"""The book's Sphinx hooks: launch buttons that open notebooks/<task>.ipynb (a prompted run's,
+by its record in the report's index of the run pages, notebooks/prompted.ipynb), and exercise
+labels made unique per executed run."""
 
+import json
+import shutil
+from dataclasses import asdict
 from types import SimpleNamespace
 
+from kluebook.book.run_index import INDEX, PageRun
 from kluebook.book.sphinx_hooks import launch_links, point_launch_buttons, run_page_labels, task_of
 from kluebook.common.paths import CHECKOUT
+from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
 
 THEME = {
     "repository_url": "https://github.com/kluebook/kluebook",
@@ -54,16 +60,24 @@ def test_the_theme_links_of_a_run_page_are_replaced(tmp_path):
     assert page("book/results", [other]) == [other]
 
 
-def test_a_prompted_run_page_opens_the_prompted_notebook():
-    """The prompted notebook made a prompted run, whatever its task: its buttons open it."""
-    for name in (
-        "smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1",
-        "smoke-kluebook--tiny-qwen3-prompted-seed2",
-    ):
-        (group,) = page(f"book/runs/nli/{name}", [])
-        assert all(b["url"].endswith("notebooks/prompted.ipynb") for b in group["buttons"])
-    (group,) = page("book/runs/nli/smoke-kluebook--tiny-roberta-seed1", [])
-    assert all(b["url"].endswith("notebooks/nli.ipynb") for b in group["buttons"])
+def test_a_prompted_run_page_opens_the_prompted_notebook(tmp_path):
+    """The prompted notebook made a prompted run, whatever its task: its buttons open it. Which
+    runs are prompted, the records say (the report's index), not the pages' names."""
+    shutil.copytree(CHECKOUT / "notebooks", tmp_path / "notebooks")
+    runs = {
+        "book/runs/nli/smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1": PROMPTED,
+        "book/runs/nli/smoke-kluebook--tiny-qwen3-prompted-seed2": PROMPTED,
+        "book/runs/nli/smoke-a-page-named-anyhow-seed1": PROMPTED,
+        "book/runs/nli/smoke-kluebook--tiny-roberta-seed1": FINE_TUNED,
+        "book/runs/nli/smoke-a-model-named-prompted-seed1": FINE_TUNED,
+    }
+    (tmp_path / INDEX).parent.mkdir(parents=True)
+    index = {name: asdict(PageRun("nli", "smoke", method)) for name, method in runs.items()}
+    (tmp_path / INDEX).write_text(json.dumps(index), encoding="utf-8")
+    for name, method in runs.items():
+        (group,) = page(name, [], tmp_path)
+        notebook = "prompted" if method == PROMPTED else "nli"
+        assert all(b["url"].endswith(f"notebooks/{notebook}.ipynb") for b in group["buttons"])
 
 
 def test_a_methods_page_gets_launch_buttons():

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from kluebook.book.templating import TEMPLATES
 from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import all_tasks
 from kluebook.tasks.ynat import data as ynat
@@ -127,6 +128,9 @@ def test_the_venv_imports_kluebook_from_the_wheel(installed):
     assert (site / "kluebook" / "configs" / "smoke.yaml").is_file()
     notebooks = sorted(p.stem for p in (site / "kluebook" / "notebooks").glob("*.ipynb"))
     assert notebooks == sorted([*all_tasks(), "prompted"])  # one per task, one for prompted runs
+    # The pages' HTML templates, which `kluebook report` renders.
+    templates = sorted(p.name for p in (site / "kluebook" / "book" / "templates").glob("*.html"))
+    assert templates == sorted(p.name for p in TEMPLATES.glob("*.html")) and templates
 
 
 def test_tasks_lists_every_task_as_ready(installed):

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from kluebook import __version__
+from kluebook.book.templating import TEMPLATES
 from kluebook.common import repository
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS, GENERATED, RESULTS, ROOT
@@ -23,8 +24,9 @@ SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
 # the generated pages); the build is skipped when none of it changed since the last one.
 SITE_INPUTS = ("_config.yml", "_toc.yml", "CITATION.cff", "book")
 STAMP = ".kluebook-inputs"
-# The Sphinx extension of the package that _config.yml loads (the launch buttons).
-SITE_EXTENSION = "kluebook.book.sphinx_hooks"
+# The Sphinx extensions of the package that _config.yml loads (the launch buttons; the banner,
+# scripts and accessibility).
+SITE_EXTENSIONS = ["kluebook.book.sphinx_hooks", "kluebook.book.sphinx_extension"]
 
 
 def site_inputs_digest(root: Path = ROOT) -> str:
@@ -34,13 +36,19 @@ def site_inputs_digest(root: Path = ROOT) -> str:
         path = root / name
         files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
         _digest_files(digest, files, root)
-    _digest_modules(digest, [SITE_EXTENSION])  # the code the build runs
+    _digest_modules(digest, SITE_EXTENSIONS)  # the code the build runs, and its templates
+    _digest_files(digest, _templates(), TEMPLATES)
     return digest.hexdigest()
 
 
 # The entry points of the code that writes the generated pages: `write_generated_pages` and
 # the report it calls.
 PAGE_ENTRY = ("kluebook.book.build", "kluebook.book.report")
+
+
+def _templates() -> list[Path]:
+    """The HTML templates of the pages and of the extensions (package data, not modules)."""
+    return sorted(TEMPLATES.rglob("*.html"))
 
 
 def _digest_files(digest, files, base: Path) -> None:
@@ -61,12 +69,14 @@ def generated_pages_digest() -> str:
     """SHA-256 over what the generated pages are made from: every file under results/ (records,
     predictions, executed notebooks), the configs, the toc, the task folders and notebooks, and
     the code that writes the pages or that a record's staleness is judged against: the import
-    closure of `PAGE_ENTRY`, of the task folders' code and of the notebooks' imports."""
+    closure of `PAGE_ENTRY`, of the task folders' code and of the notebooks' imports, and the
+    pages' HTML templates."""
     digest = hashlib.sha256(__version__.encode())
     _digest_files(digest, (p for p in RESULTS.rglob("*") if p.is_file()), ROOT)
     _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), CONFIGS)
     toc = ROOT / "_toc.yml"  # the generated toc is made from it, in a book root
     _digest_files(digest, [toc] if toc.is_file() else [], ROOT)
+    _digest_files(digest, _templates(), TEMPLATES)
     entry = list(PAGE_ENTRY)
     for task in all_tasks().values():
         digest.update(task.name.encode() + b"\0")
@@ -86,12 +96,12 @@ def _task_files(folder: Path) -> list[Path]:
 
 def files_touched_digest() -> str:
     """SHA-256 over the name, size and modification time of every file the generated pages can
-    be made from (a superset of `generated_pages_digest`'s: the whole package, results/, the
-    toc, the task folders and notebooks): while it is unchanged, so are the pages' inputs, and
-    nothing need be read."""
+    be made from (a superset of `generated_pages_digest`'s: the whole package's code and HTML
+    templates, results/, the toc, the task folders and notebooks): while it is unchanged, so
+    are the pages' inputs, and nothing need be read."""
     files = [p for p in code_closure.PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts]
     files += [p for p in RESULTS.rglob("*") if p.is_file()] + [ROOT / "_toc.yml"]
-    files += [p for p in CONFIGS.rglob("*") if p.is_file()]
+    files += [p for p in CONFIGS.rglob("*") if p.is_file()] + _templates()
     for task in all_tasks().values():
         files += [*_task_files(task.folder), task.notebook_path]
     digest = hashlib.sha256(__version__.encode())

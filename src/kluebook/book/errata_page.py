@@ -5,12 +5,12 @@ this book) and the lines of a task's page that say which of its numbers an errat
 
 A bug's or a data error's value is a correction; a naming problem's (the official code does what
 its source does, under a misleading name) is an alternative statistic beside the official one,
-and every page says which it is."""
-
-import html
+and every page says which it is. The pages are Markdown (`myst`); their HTML, the template
+`errata_page.html`."""
 
 from kluebook.book.klue_table import correcting_errata, short_name
 from kluebook.book.myst import code, list_table, text
+from kluebook.book.templating import parts
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.results.aggregation import Row, corrected_key
 from kluebook.results.links import ERRATA_PAGE, href
@@ -58,15 +58,6 @@ def what_it_gives(erratum: Erratum) -> str:
     return "correction" if erratum.corrects else "alternative statistic, not a correction"
 
 
-def _stale(stale: str) -> str:
-    """A stale mark for a corrected value whose runs' code or errata version changed since."""
-    return f'<span class="stale"> stale: {html.escape(stale)} changed</span>' if stale else ""
-
-
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
 def corrected_lines(rows: list[Row], published: list[Row], tasks: list[Task]) -> list[tuple]:
     """(row, task, erratum, metric, published, reproduced, corrected, why the corrected value is
     stale) of each reproduced number an erratum moves, in the table's row order."""
@@ -96,32 +87,23 @@ def corrected_html(rows: list[Row], published: list[Row], tasks: list[Task], pag
     lines = corrected_lines(rows, published, tasks)
     if not lines:
         return "No run of this build records a corrected value yet.\n"
-    head = (
-        '<tr><th class="model" scope="col">Reproduced</th><th scope="col">Metric</th>'
-        '<th scope="col">Erratum</th><th class="num" scope="col">Published</th>'
-        '<th class="num" scope="col">Reproduced</th><th class="num corrected" scope="col">'
-        'Corrected or alternative</th><th class="num" scope="col">Difference</th></tr>'
-    )
-    body = []
-    for row, task, erratum, metric, official, mine, fixed, stale in lines:
-        where = href(page, ERRATA_PAGE, anchor(erratum))
-        label = f"<code>{html.escape(row.label)}</code>"
-        facts = " · ".join(f for f in (row.profile, row.split, row.configuration) if f)
-        body.append(
-            f'<tr><th class="model" scope="row">{label} <span class="config">'
-            f"{html.escape(facts)}</span></th>"
-            f"<td>{html.escape(short_name(task))} {html.escape(metric.label)}</td>"
-            f'<td><a href="{where}">{html.escape(erratum.id)}</a> '
-            f'<span class="config">{html.escape(what_it_gives(erratum))}</span></td>'
-            f'<td class="num">{_number(official)}</td><td class="num">{_number(mine)}</td>'
-            f'<td class="num {"corrected" if erratum.corrects else "alternative"}">'
-            f"{_number(fixed)}{_stale(stale)}</td>"
-            f'<td class="num">{fixed - mine:+.2f}</td></tr>'
-        )
-    return (
-        '<div class="klue-table-wrap"><table class="klue-table corrected">'
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>\n"
-    )
+    shown = [
+        {
+            "label": row.label,
+            "facts": " · ".join(f for f in (row.profile, row.split, row.configuration) if f),
+            "metric": f"{short_name(task)} {metric.label}",
+            "link": href(page, ERRATA_PAGE, anchor(erratum)),
+            "erratum": erratum,
+            "gives": what_it_gives(erratum),
+            "official": official,
+            "mine": mine,
+            "fixed": fixed,
+            "stale": stale,
+        }
+        for row, task, erratum, metric, official, mine, fixed, stale in lines
+    ]
+    # A corrected value whose runs' code or errata version changed since is marked stale.
+    return str(parts("errata_page.html").corrected_table(shown)) + "\n"
 
 
 def task_errata(task: Task) -> str:
@@ -192,13 +174,9 @@ def erratum_section(erratum: Erratum, task: Task, rows: list[Row]) -> str:
         facts.append(["File", f"`{erratum.file.path}` (`{digest[:16]}…`)"])
         if erratum.applied:
             items = sorted({edit.guid for edit in erratum.edits})
-            listed = ", ".join(f"`{guid}`" for guid in items)
+            listed = parts("errata_page.html").guid_list(items)
             facts.append(
-                [
-                    "Items",
-                    f"{len(items):,} ({len(erratum.edits):,} edits, each checked): "
-                    f"<details><summary>their guids</summary>{listed}</details>",
-                ]
+                ["Items", f"{len(items):,} ({len(erratum.edits):,} edits, each checked): {listed}"]
             )
         else:
             facts.append(["Applied", f"pending: {erratum.pending}"])

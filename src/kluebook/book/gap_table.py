@@ -1,9 +1,8 @@
 """The gap between reproduced and published numbers: per released checkpoint reproduced and
-metric, its dev mean minus its published test score."""
-
-import html
+metric, its dev mean minus its published test score (HTML: the template `gap_table.html`)."""
 
 from kluebook.book.klue_table import columns, short_name
+from kluebook.book.templating import parts
 from kluebook.results.aggregation import Row
 from kluebook.tasks import Task
 
@@ -18,37 +17,12 @@ def gap_html(rows: list[Row], published: list[Row], tasks: list[Task], page: str
             "`kluebook run --profile paper`.\n"
         )
     cols = columns(tasks)
-    head = (
-        '<tr><th class="model" scope="col">Reproduced</th><th scope="col">Published</th>'
-        + "".join(
-            f'<th class="metric" scope="col">{html.escape(short_name(t))} '
-            f"{html.escape(m.label)}</th>"
-            for t, m in cols
-        )
-        + "</tr>"
-    )
-    body = []
+    heads = [f"{short_name(t)} {m.label}" for t, m in cols]
+    lines = []
     for row, theirs in pairs:
-        cells = []
+        means = []
         for t, m in cols:
             mine, them = row.cells.get((t.name, m.key)), theirs.cells.get((t.name, m.key))
-            if mine is None or them is None:
-                cells.append('<td class="num missing">—</td>')
-                continue
-            gap = mine.mean - them.mean
-            cells.append(
-                f'<td class="num" title="dev {mine.mean:.2f} − test {them.mean:.2f}">'
-                f"{gap:+.2f}</td>"
-            )
-        label = f"<code>{html.escape(row.label)}</code>"
-        if not row.is_default_config:
-            label += f'<span class="config">{html.escape(row.config)}</span>'
-        body.append(
-            f'<tr><th class="model" scope="row">{label} <span class="config">'
-            f"{html.escape(row.profile)}, {html.escape(row.split)}</span></th>"
-            f"<td>{html.escape(theirs.label)}</td>{''.join(cells)}</tr>"
-        )
-    return (
-        '<div class="klue-table-wrap"><table class="klue-table gap">'
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>\n"
-    )
+            means.append(None if mine is None or them is None else (mine.mean, them.mean))
+        lines.append((row, theirs, means))
+    return str(parts("gap_table.html").gap_table(heads, lines)) + "\n"

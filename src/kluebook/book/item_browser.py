@@ -20,15 +20,16 @@ filters, order and page (`#items=…`), so a filtered view can be shared as a li
 column (the items' keys), `page` is the docname of the page the table is on.
 """
 
-import html
 import posixpath
 import re
 
 import numpy as np
 import pandas as pd
 from itables import to_html_datatable
+from markupsafe import Markup
 
 from kluebook.book.table_assets import bundle_url
+from kluebook.book.templating import parts
 
 # Characters of one text shown in a cell (the downloads keep the whole text), and of a
 # collapsed text's summary.
@@ -39,6 +40,8 @@ PAGE_LENGTH = 10
 LENGTHS = [10, 25, 100, 500]
 # Where the site keeps the address-keeping script, from its root.
 ADDRESS_SCRIPT = "_static/kluebook-items.js"
+# The browser's HTML: its cells and its frame.
+TEMPLATE = "item_browser.html"
 
 
 def item_anchor(key: str) -> str:
@@ -46,26 +49,24 @@ def item_anchor(key: str) -> str:
     return "item-" + re.sub(r"[^\w.-]+", "-", key)
 
 
-def _cell(value) -> str:
+def _cell(value) -> Markup:
     """A text cell, escaped and cut to `TEXT_LIMIT` characters, its line breaks kept."""
     if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
+        return Markup("")
     text = str(value)
     text = text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
-    return html.escape(text).replace("\n", "<br>")
+    return parts(TEMPLATE).text_cell(text)
 
 
-def _collapsed(value) -> str:
+def _collapsed(value) -> Markup:
     """A long text cell as a disclosure: its opening, on one line, as the summary; opened, the
     whole text with its line breaks, and the summary says only that it hides it again."""
     text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
     if len(text) <= SUMMARY_LIMIT:
         return _cell(text)
-    opening = html.escape(" ".join(text[: SUMMARY_LIMIT - 1].split()) + "…")
-    return (
-        f'<details class="text"><summary><span class="opening">{opening}</span>'
-        f'<span class="hide">hide</span></summary>{_cell(text)}</details>'
-    )
+    cut = text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+    opening = " ".join(text[: SUMMARY_LIMIT - 1].split()) + "…"
+    return parts(TEMPLATE).collapsed(opening, cut)
 
 
 def _yes_or_no(column: pd.Series) -> bool:
@@ -84,10 +85,7 @@ def _shown(frame: pd.DataFrame, collapsed: tuple[str, ...]) -> pd.DataFrame:
         if name in collapsed:
             shown[name] = column.map(_collapsed)
         elif name == "guid":
-            shown[name] = [
-                f'<a id="{item_anchor(k)}" href="#{item_anchor(k)}">{html.escape(k)}</a>'
-                for k in column
-            ]
+            shown[name] = [parts(TEMPLATE).item_key(k, item_anchor(k)) for k in column]
         elif _yes_or_no(column):
             shown[name] = column.map({True: "yes", False: "no"}).fillna("")
         elif pd.api.types.is_numeric_dtype(column):
@@ -126,8 +124,10 @@ def browser_html(
     )
     # itables' static preview closes with its caption in a footer row: a <caption> names it.
     fallback = re.compile(rf'(<div id="{table_id}_fallback"><table[^>]*>)')
-    table, found = fallback.subn(rf"\1<caption>{html.escape(caption)}</caption>", table, 1)
+    named = parts(TEMPLATE).caption(caption)
+    table, found = fallback.subn(lambda start: start.group(1) + str(named), table, 1)
     if not found:
         raise ValueError("itables wrote no static preview to caption")
-    script = f'<script type="module" src="{posixpath.join(up, ADDRESS_SCRIPT)}"></script>'
-    return f'<div class="kluebook-items">\n{script}\n{table}\n</div>\n'
+    # Markup: itables' table of cells the template made (`_shown`).
+    script = posixpath.join(up, ADDRESS_SCRIPT)
+    return str(parts(TEMPLATE).browser(script, Markup(table))) + "\n"

@@ -1,7 +1,7 @@
 """KLUE's emphasis marks: per column, the best value in bold and the best among base-size models
-in italics. Only current, fine-tuned values compete: a stale cell (made before an input changed)
-is shown, marked stale, but is never the best, and a prompted row is never ranked against the
-fine-tuned ones."""
+in italics (the KLUE table's template draws them, `emphasised`). Only current, fine-tuned values
+compete: a stale cell (made before an input changed) is shown, marked stale, but is never the
+best, and a prompted row is never ranked against the fine-tuned ones."""
 
 from kluebook.results.aggregation import Row
 from kluebook.tasks import Metric, Task
@@ -25,11 +25,3 @@ def emphasis(rows: list[Row], cols: list[tuple[Task, Metric]]) -> dict[tuple[int
             if mark:
                 marks[(i, f"{task.name}/{metric.key}")] = mark
     return marks
-
-
-def emphasise(text: str, mark: str) -> str:
-    if "i" in mark:
-        text = f"<em>{text}</em>"
-    if "b" in mark:
-        text = f"<strong>{text}</strong>"
-    return text

@@ -2,7 +2,6 @@
 split, each published model's paper and checkpoint, and the notes of metrics that are not what
 their names suggest (configs/published_tables.yaml, models.yaml, metric_notes.yaml)."""
 
-import html
 from functools import cache
 
 import pandas as pd
@@ -45,23 +44,3 @@ def metric_notes() -> dict[tuple[str, str], str]:
     """(task, metric) -> the footnote of a metric that is not what its name suggests."""
     notes = _config("metric_notes.yaml")
     return {(task, key): note for task, metrics in notes.items() for key, note in metrics.items()}
-
-
-def source_note(mark: str, source: str) -> str:
-    """The footnote of a published table: its split, and where it is."""
-    table = published_tables().get(source, {})
-    if not table:
-        return (
-            f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
-            f"{html.escape(source)}.</p>"
-        )
-    evidence = "; ".join(
-        f'<a href="{html.escape(url, quote=True)}">{html.escape(name)}</a>'
-        for name, url in table.get("evidence", [])
-    )
-    return (
-        f'<p class="klue-note" id="klue-note-{mark}"><sup>{mark}</sup> '
-        f"{html.escape(table['split'])} "
-        f'Source: <a href="{html.escape(table["url"], quote=True)}">{html.escape(table["name"])}'
-        f"</a>{f' (evidence: {evidence})' if evidence else ''}.</p>"
-    )

@@ -1,16 +1,19 @@
 """The KLUE-style table as HTML: a row per model, the tasks and their metrics as columns in the
 registry's order, in sections of comparable rows, each metric an erratum corrects marked (c, or a
 for an alternative statistic beside a misleadingly named one); and
-its interactive copy, a block column to filter and columns to sort within the blocks."""
+its interactive copy, a block column to filter and columns to sort within the blocks. This module
+chooses what the table shows; the template `klue_table.html` (`templating`) writes its HTML."""
 
-import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kluebook.book.klue_marks import emphasis, emphasise
-from kluebook.book.klue_notes import metric_notes, model_references, source_note
+from markupsafe import Markup
+
+from kluebook.book.klue_marks import emphasis
+from kluebook.book.klue_notes import metric_notes, model_references, published_tables
 from kluebook.book.table_assets import datatable
+from kluebook.book.templating import parts
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.methods.registry import all_methods, method_named
 from kluebook.results.aggregation import Cell, Row
@@ -22,6 +25,8 @@ from kluebook.training.checkpoints import model_entry
 # The KLUE repositories the table's numbers and metrics come from.
 KLUE_REPOSITORY = "https://github.com/KLUE-benchmark/KLUE"
 KLUE_BASELINE = "https://github.com/KLUE-benchmark/KLUE-baseline"
+# The table's HTML (its cells, headers, notes and blocks).
+TEMPLATE = "klue_table.html"
 
 
 def parameters_text(count: int | None) -> str:
@@ -58,60 +63,26 @@ def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
     return [(task, metric) for task in tasks for metric in task.metrics]
 
 
-def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> str:
+def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> Markup:
     """A number cell; `data-order` is the value an interactive table sorts it by. Each seed of a
     reproduced cell links to the item browser of its run (`ITEMS_ANCHOR` of the run page)."""
+    html = parts(TEMPLATE)
     if cell is None:
-        return '<td class="num missing" data-order="-1">—</td>'
-    order = f' data-order="{cell.mean:.4f}"'
+        return html.missing_cell()
     if row.kind == "published":
-        return f'<td class="num"{order}>{emphasise(f"{cell.mean:.2f}", mark)}</td>'
-    n = len(cell.values)
-    spread = f"± {cell.sd:.2f} · " if cell.sd is not None else ""
-    links = " ".join(
-        f'<a href="{href(page, run, ITEMS_ANCHOR)}" title="seed {seed}: {value:.2f}, its items">'
-        f"s{seed}</a>"
-        if run
-        else f"s{seed}"
+        return html.published_cell(cell, mark)
+    seeds = [
+        (href(page, run, ITEMS_ANCHOR) if run else None, seed, value)
         for (seed, run), value in zip(cell.runs, cell.values, strict=True)
-    )
-    title = cell_title(cell)  # its bootstrap interval, on hover
-    attribute = f' title="{html.escape(title)}"' if title else ""
-    tie = f'<span class="tie" title="{html.escape(tie)}">≈</span>' if tie else ""
-    # The parts are blocks on screen; a space between them keeps them apart when read aloud
-    # or copied ("95.46 ± 2.67 · n=2 s1 s2").
-    return (
-        f'<td class="num"{attribute}{order}>'
-        f"{emphasise(f'{cell.mean:.2f}', mark)}{tie}{cell_marks(cell)} "
-        f'<span class="sd" title="sample sd over {n} seed{"s" if n > 1 else ""}">'
-        f"{spread}n={n}</span> "
-        f'<span class="runs">{links}</span></td>'
-    )
+    ]
+    # Its bootstrap interval, on hover.
+    return html.reproduced_cell(cell, mark, seeds, cell_title(cell), tie, _cell_notes(cell))
 
 
-# The notes of a reproduced cell, as short marks: (its id, its mark, its explanation below the
-# table, given once). A mark's own label says what it means for its cell (which input changed,
-# why no interval, how the answers are degenerate).
-CELL_NOTES = (
-    (
-        "stale",
-        "stale",
-        "its runs were made before one of their inputs changed (the mark's label says "
-        "which); shown, never marked best, until <code>kluebook run</code> makes it current.",
-    ),
-    ("no-interval", "†", "no bootstrap interval (the mark's label says why)."),
-    (
-        "not-pooled",
-        "+n",
-        "n older runs of its configuration, made by older code, are not pooled.",
-    ),
-    (
-        "degenerate",
-        "‡",
-        "degenerate answers (its run pages say why): the runs answered in a way that says "
-        "little about the task, such as one label for every item (the mark's label says how).",
-    ),
-)
+# The notes of a reproduced cell, as short marks: (its id, its mark), explained below the table
+# once (`mark_explanation` of the template). A mark's own label says what it means for its cell
+# (which input changed, why no interval, how the answers are degenerate).
+CELL_NOTES = (("stale", "stale"), ("no-interval", "†"), ("not-pooled", "+n"), ("degenerate", "‡"))
 
 
 def _cell_notes(cell: Cell) -> dict[str, tuple[str, str]]:
@@ -128,17 +99,7 @@ def _cell_notes(cell: Cell) -> dict[str, tuple[str, str]]:
     return {note: mark for note, mark in found.items() if mark}
 
 
-def cell_marks(cell: Cell) -> str:
-    """A reproduced cell's short marks, each linked to its explanation below the table."""
-    return "".join(
-        f'<sup class="cell-mark {note}"><a href="#klue-mark-{note}" '
-        f'title="{html.escape(label, quote=True)}" aria-label="{html.escape(label, quote=True)}">'
-        f"{html.escape(mark)}</a></sup>"
-        for note, (mark, label) in _cell_notes(cell).items()
-    )
-
-
-def mark_notes(rows: list[Row], cols: list[tuple[Task, Metric]]) -> str:
+def mark_notes(rows: list[Row], cols: list[tuple[Task, Metric]]) -> Markup:
     """Below the table, the explanation of each kind of mark its cells carry, once."""
     used = {
         note
@@ -148,57 +109,32 @@ def mark_notes(rows: list[Row], cols: list[tuple[Task, Metric]]) -> str:
         if (task.name, metric.key) in row.cells
         for note in _cell_notes(row.cells[task.name, metric.key])
     }
-    return "".join(
-        f'<p class="klue-note" id="klue-mark-{note}"><sup>{html.escape(mark)}</sup> {text}</p>'
-        for note, mark, text in CELL_NOTES
-        if note in used
-    )
+    return parts(TEMPLATE).mark_notes([(note, mark) for note, mark in CELL_NOTES if note in used])
 
 
-def row_head(row: Row, notes: dict[str, str]) -> str:
+def row_head(row: Row, notes: dict[str, str]) -> Markup:
     """The row's first cell: the model (linked to its checkpoint or project, with its paper),
-    then its size, parameter count and split (and configuration) in small."""
+    then its size, parameter count and split (and configuration) in small; a published row's
+    split names its table's note (a letter per table, given in `notes`)."""
+    note = link = paper = None
     if row.kind == "published":
         note = notes.setdefault(row.source, "abcdefghijklmnopqrstuvwxyz"[len(notes)])
-        split = f'{html.escape(row.split)}<sup><a href="#klue-note-{note}">{note}</a></sup>'
         ref = model_references().get(row.label, {})
-        where = f"https://huggingface.co/{ref['hub']}" if "hub" in ref else ref.get("home", "")
-        label = html.escape(row.label)
-        if where:
-            label = f'<a href="{html.escape(where, quote=True)}">{label}</a>'
-        paper = ref.get("paper")
-        count = ref.get("parameters")
+        link = f"https://huggingface.co/{ref['hub']}" if "hub" in ref else ref.get("home", "")
+        paper, count = ref.get("paper"), ref.get("parameters")
     else:
-        split = html.escape(row.split)
-        label = f"<code>{html.escape(row.label)}</code>"
-        paper, count = None, model_entry(row.model).get("parameters")
-    facts = [html.escape(row.size), parameters_text(count), split]
-    if paper:  # on the facts' line: the name alone on the first
-        facts.append(f'<a class="paper" href="{html.escape(paper, quote=True)}">paper</a>')
-    detail = f'<span class="config">{" · ".join(f for f in facts if f)}</span>'
-    if row.kind == "reproduced" and row.configuration:
-        detail += f'<span class="config">{html.escape(row.configuration)}</span>'
-    return f'<th class="model" scope="row">{label}{detail}</th>'
+        count = model_entry(row.model).get("parameters")
+    return parts(TEMPLATE).row_head(row, note, link, paper, parameters_text(count))
 
 
-def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, str], int]) -> str:
+def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, str], int]) -> Markup:
     """A metric's column header: linked to its definition on the task's methods page, with a
     footnote number when the official metric is not what its name suggests."""
-    link = href(page, methods_page(task), metrics_anchor(task))
-    title = html.escape(f"{task.title}: how {metric.label} is computed", quote=True)
-    text = f'<a href="{link}" title="{title}">{html.escape(metric.label)}</a>'
     key = (task.name, metric.key)
-    if key in metric_notes():
-        number = marks.setdefault(key, len(marks) + 1)
-        text += (
-            f'<sup><a href="#klue-metric-{task.name}-{metric.key}">'
-            f'<span class="visually-hidden"> (note </span>{number}'
-            '<span class="visually-hidden">)</span></a></sup>'
-        )
+    number = marks.setdefault(key, len(marks) + 1) if key in metric_notes() else None
     errata = correcting_errata(task, metric)
-    where = href(page, RESULTS_PAGE, CORRECTED_ANCHOR)
     # A bug's or data error's value is a correction (c); a naming problem's an alternative (a).
-    for mark, kind, what, chosen in (
+    kinds = (
         ("c", "corrected", "corrected values", [e for e in errata if e.corrects]),
         (
             "a",
@@ -206,15 +142,20 @@ def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, st
             "alternative statistics, not corrections",
             [e for e in errata if not e.corrects],
         ),
-    ):
-        if chosen:
-            named = html.escape(f"{what}: {', '.join(e.id for e in chosen)}", quote=True)
-            text += (
-                f'<sup class="{kind}"><a href="{where}" aria-label="{named}" title="{named}">'
-                f'<span class="visually-hidden"> (</span>{mark}'
-                f'<span class="visually-hidden">: {kind})</span></a></sup>'
-            )
-    return f'<th class="metric" scope="col">{text}</th>'
+    )
+    errata_marks = [
+        (mark, kind, f"{what}: {', '.join(e.id for e in chosen)}")
+        for mark, kind, what, chosen in kinds
+        if chosen
+    ]
+    return parts(TEMPLATE).metric_head(
+        task,
+        metric,
+        href(page, methods_page(task), metrics_anchor(task)),
+        number,
+        href(page, RESULTS_PAGE, CORRECTED_ANCHOR),
+        errata_marks,
+    )
 
 
 @dataclass
@@ -224,51 +165,41 @@ class Section:
     title: str
     rows: list[Row]
     mark_best: bool = True
-    empty: str = ""
+    empty: str = ""  # what an empty section says (markup: `no_run_yet` of the template)
     block: str = ""  # its short name, the interactive table's filter
+
+
+@dataclass
+class _Block:
+    """A section as the table draws it: its kind (a class), its number (the interactive table's
+    block order) and its rows, each its head and its cells."""
+
+    section: Section
+    kind: str
+    number: int
+    rows: list[tuple[Markup, Markup]]
 
 
 def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
     """The KLUE-style table: the plain table in blocks of rows, and its interactive copy (one
     block column to filter by, columns sortable within each block: `table_assets`), then its
     footnotes (no blank line, so Markdown keeps it one block)."""
+    html = parts(TEMPLATE)
     cols = columns(tasks)
-    width = 1 + len(cols)
     marks: dict[tuple[str, str], int] = {}
-    tasks_row = "".join(
-        f'<th colspan="{len(t.metrics)}" class="task" scope="colgroup">'
-        f'<a href="{href(page, task_page(t))}" title="{html.escape(t.title)}">'
-        f"{html.escape(short_name(t))}</a></th>"
-        for t in tasks
+    tasks_row = Markup("").join(
+        html.task_head(t, href(page, task_page(t)), short_name(t)) for t in tasks
     )
-    model = (
-        '<th rowspan="2" class="model" scope="col">Model <span class="config">size · split'
-        "</span></th>"
-    )
-    metrics_row = "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>"
+    metrics_row = html.metrics_row([metric_head(t, m, page, marks) for t, m in cols])
     notes: dict[str, str] = {}
-    body, flat = [], []
+    blocks = []
     for number, section in enumerate(sections):
         kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
-        title = f'<span class="section-title">{html.escape(section.title)}</span>'
-        body.append(f'<tbody class="{kind}">')
-        body.append(f'<tr class="section"><th colspan="{width}" scope="rowgroup">{title}</th></tr>')
-        section_cell = f'<td class="section">{title}</td>'
-        block = f'<td class="block" data-order="{number}">{html.escape(section.block)}</td>'
-        if not section.rows and section.empty:
-            body.append(
-                f'<tr><td colspan="{width}" class="empty">'
-                f'<span class="section-title">{section.empty}</span></td></tr>'
-            )
-            missing = '<td class="num missing" data-order="-1"></td>' * len(cols)
-            flat.append(
-                f'<tr class="{kind}">{block}{section_cell}'
-                f'<th class="model empty" scope="row">{section.empty}</th>{missing}</tr>'
-            )
         best = emphasis(section.rows, cols) if section.mark_best else {}
         ties = runner_up_ties(section.rows, best, cols) if section.mark_best else {}
+        rows = []
         for i, row in enumerate(section.rows):
-            cells = "".join(
+            cells = Markup("").join(
                 cell_html(
                     row,
                     row.cells.get((t.name, m.key)),
@@ -278,42 +209,23 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 )
                 for t, m in cols
             )
-            head = row_head(row, notes)
-            body.append(f"<tr>{head}{cells}</tr>")
-            flat.append(f'<tr class="{kind}">{block}{section_cell}{head}{cells}</tr>')
-        body.append("</tbody>")
+            rows.append((row_head(row, notes), cells))
+        blocks.append(_Block(section, kind, number, rows))
     footnotes = mark_notes([r for section in sections for r in section.rows], cols)
-    footnotes += "".join(source_note(mark, source) for source, mark in notes.items())
-    footnotes += "".join(
-        f'<p class="klue-note" id="klue-metric-{task}-{key}"><sup>{number}</sup> '
-        f"{html.escape(_task_label(tasks, task, key))}: {html.escape(metric_notes()[task, key])}"
-        "</p>"
-        for (task, key), number in marks.items()
+    footnotes += Markup("").join(
+        html.source_note(mark, source, published_tables().get(source, {}))
+        for source, mark in notes.items()
+    )
+    footnotes += Markup("").join(
+        html.metric_note(task, key, n, _task_label(tasks, task, key), metric_notes()[task, key])
+        for (task, key), n in marks.items()
     )
     name = "The KLUE table" + (f": {short_name(tasks[0])}" if len(tasks) == 1 else "")
-    caption = f'<caption class="visually-hidden">{html.escape(name)}</caption>'
-    plain = (
-        f'<table class="klue-table">{caption}'
-        f"<thead><tr>{model}{tasks_row}</tr>{metrics_row}</thead>{''.join(body)}</table>"
-    )
-    block_head = (
-        '<th rowspan="2" class="block" scope="col">Block</th>'
-        '<th rowspan="2" class="section" scope="col">Section</th>'
-    )
-    inner = (
-        f"{caption}<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
-        f"<tbody>{''.join(flat)}</tbody>"
-    )
+    caption = html.caption(name)
+    plain = html.plain_table(caption, tasks_row, metrics_row, blocks, 1 + len(cols))
+    inner = html.interactive_rows(caption, tasks_row, metrics_row, blocks, len(cols))
     interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
-    return f'{LAYOUT_NOTE}<div class="klue-table-wrap">{interactive}</div>{footnotes}'
-
-
-# How the table reads on a narrow screen (said above it).
-LAYOUT_NOTE = (
-    '<p class="klue-table-layout">On a narrow screen the model column stays pinned at the left '
-    "while the numbers scroll sideways beside it. A note on a cell is a short mark "
-    "(stale, †, ‡, +n), explained once below the table.</p>"
-)
+    return str(html.klue_table(interactive, footnotes))  # into a page's Markdown
 
 
 # The interactive KLUE table: every row on one page, sorted within its block (the blocks keep
@@ -380,8 +292,7 @@ def sections_for(
             Section(
                 "Reproduced: paper profile, dev split",
                 [],
-                empty="No paper-profile run yet: <code>kluebook run --profile paper</code> "
-                "adds its rows here.",
+                empty=parts(TEMPLATE).no_run_yet("paper"),
                 block="Reproduced, paper, dev",
             )
         )

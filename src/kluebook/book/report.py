@@ -1,8 +1,9 @@
 """The results, generated from the run records before the book is built: the run pages
-(`run_pages`, from each record and its executed notebook), the results page (`results_page`),
-its figures and each task's sensitivity figure (`result_figures`), its downloads
-(`downloads`, `model_index`), the status page (`status_page`), the errata page (`errata_page`)
-and the cost of the prompted runs (`cost_table`)."""
+(`run_pages`, from each record and its executed notebook) and their index (`run_index`), the
+results page (`results_page`), its figures and each task's sensitivity figure
+(`result_figures`), its downloads (`downloads`, `model_index`), the status page
+(`status_page`), the errata page (`errata_page`) and the cost of the prompted runs
+(`cost_table`)."""
 
 import json
 from pathlib import Path
@@ -15,6 +16,7 @@ from kluebook.book.model_index import write_model_index
 from kluebook.book.pages import write_pages
 from kluebook.book.prompt_sensitivity import sensitivity_figure_path
 from kluebook.book.results_page import build_contents, figure_path, render
+from kluebook.book.run_index import write_run_index
 from kluebook.book.run_pages import render_page
 from kluebook.book.status_page import render_status
 from kluebook.common.json_files import write_text_if_changed
@@ -77,9 +79,9 @@ def write_run_pages(records: list[RunRecord], root: Path = ROOT) -> list[Path]:
 
 
 def write_generated(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
-    """Every generated page of the book, from one reading of the records: the run pages, the
-    results and status pages (`write_report`), then the registry pages, task pages and
-    contents (`write_pages`)."""
+    """Every generated page of the book, from one reading of the records: the run pages and
+    their index (`run_index`), the results and status pages (`write_report`), then the
+    registry pages, task pages and contents (`write_pages`)."""
     loaded = read_records(results)
-    run_pages = write_run_pages(loaded[0])
+    run_pages = [*write_run_pages(loaded[0]), write_run_index(loaded[0], out_dir)]
     return [*run_pages, *write_report(out_dir, results, loaded), *write_pages(out_dir, loaded[0])]

@@ -9,19 +9,21 @@ once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two r
 the counts and the list of their disagreements (or of the items both get wrong), and keeps the
 pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
 list) so a pair can be shared as a link. Without JavaScript the section shows the first pair's
-counts and its whole list as plain tables, and the 2x2 table of every pair."""
+counts and its whole list as plain tables, and the 2x2 table of every pair. Its HTML is the
+template `side_by_side.html` (`templating`; the JSON block through Jinja2's `tojson`)."""
 
-import html
-import json
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+from markupsafe import Markup
+
 from kluebook.book import myst
 from kluebook.book.item_browser import item_anchor
 from kluebook.book.table_assets import datatable
+from kluebook.book.templating import parts
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl
 from kluebook.common.paths import ROOT
@@ -42,6 +44,8 @@ from kluebook.tasks import Task
 from kluebook.training.recipes import record_switches
 
 SCRIPT = "_static/kluebook-side-by-side.js"
+# The view's HTML.
+TEMPLATE = "side_by_side.html"
 # The interactive list of one pair's disagreements.
 ITEMS_OPTIONS = {"classes": ["klue-table", "disagreements"], "pageLength": 25, "autoWidth": False}
 ITEMS_HEAD = ("Item", "Right", "Gold", "A predicted", "B predicted")
@@ -138,10 +142,9 @@ def _run_href(run: OfferedRun, page: str, anchor: str) -> str | None:
     return href(page, run.docname, anchor) if run.docname else None
 
 
-def _run_link(run: OfferedRun, page: str) -> str:
+def _run_link(run: OfferedRun, page: str) -> Markup:
     """A run's name, linked to its item browser where the book has its page."""
-    target, name = _run_href(run, page, ITEMS_ANCHOR), html.escape(run.name)
-    return f'<a href="{target}">{name}</a>' if target else name
+    return parts(TEMPLATE).run_link(run.name, _run_href(run, page, ITEMS_ANCHOR))
 
 
 def counts_text(counts: Agreement) -> str:
@@ -149,18 +152,6 @@ def counts_text(counts: Agreement) -> str:
     return (
         f"Of the {counts.items} items: both right {counts.both}, only A right "
         f"{counts.only_a}, only B right {counts.only_b}, both wrong {counts.neither}."
-    )
-
-
-def counts_table(counts: Agreement) -> str:
-    """The 2x2 table of a pair: A right or wrong by B right or wrong (the script writes the
-    same one for a pick)."""
-    return (
-        f'<table class="klue-table pair-counts"><caption>{counts_text(counts)}</caption>'
-        '<thead><tr><td></td><th scope="col">B right</th><th scope="col">B wrong</th></tr>'
-        f'</thead><tbody><tr><th scope="row">A right</th><td>{counts.both}</td>'
-        f'<td>{counts.only_a}</td></tr><tr><th scope="row">A wrong</th>'
-        f"<td>{counts.only_b}</td><td>{counts.neither}</td></tr></tbody></table>"
     )
 
 
@@ -179,23 +170,16 @@ def view_data(view: DevSetRuns, page: str) -> dict:
     for i in shown:
         key = key_text(items.keys[i])
         rows.append([key, item_anchor(key), text(items.gold[i])])
-    pages = [_run_href(run, page, "") for run in view.runs]  # HTML-escaped: the script escapes
     runs = [
         {
             "name": run.name,
-            "page": html.unescape(pages[n]) if pages[n] else None,
+            "page": _run_href(run, page, "") or None,
             "right": "".join("1" if items.right[n][i] else "0" for i in shown),
             "predicted": [text(items.predicted[n][i]) for i in shown],
         }
         for n, run in enumerate(view.runs)
     ]
     return {"total": len(items.keys), "items": rows, "runs": runs, "texts": list(texts)}
-
-
-def _json_block(element_id: str, data: dict) -> str:
-    """A JSON script block, safe inside HTML (no `<` that could close it)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
 def _option_texts(view: DevSetRuns) -> list[str]:
@@ -211,96 +195,54 @@ def _option_texts(view: DevSetRuns) -> list[str]:
     return texts
 
 
-def _picker(view: DevSetRuns, side: str, chosen: int) -> str:
-    options = "".join(
-        f'<option value="{n}"{" selected" if n == chosen else ""}>'
-        f"{n + 1}. {html.escape(text)}</option>"
-        for n, text in enumerate(_option_texts(view))
-    )
-    control = f"{view.section}-{side.lower()}"
-    return f'<label for="{control}">Run {side}</label><select id="{control}">{options}</select>'
-
-
-def _shown_items(view: DevSetRuns) -> str:
-    """Which items the list holds: those the pair disagrees on, or those both get wrong."""
-    options = "".join(f'<option value="{value}">{text}</option>' for value, text in SHOWN_ITEMS)
-    control = f"{view.section}-show"
-    return f'<label for="{control}">Items</label><select id="{control}">{options}</select>'
-
-
-def _item_cell(view: DevSetRuns, run: int, page: str, index: int) -> str:
-    """An item's key, linked to its row in the item browser of run `run` (A's page)."""
-    key = key_text(view.items.keys[index])
-    target = _run_href(view.runs[run], page, item_anchor(key))
-    return f'<a href="{target}">{html.escape(key)}</a>' if target else html.escape(key)
-
-
-def disagreements_table(view: DevSetRuns, page: str) -> str:
-    """The default pair's disagreements, an interactive table (plain without JavaScript)."""
+def disagreements_table(view: DevSetRuns, page: str) -> Markup:
+    """The default pair's disagreements, an interactive table (plain without JavaScript); an
+    item's key links to its row in the item browser of A's page."""
     a, b = view.default
     items = view.items
     rows = []
     for i in items.disagreements(a, b):
-        cells = [
-            _item_cell(view, a, page, i),
-            "A" if items.right[a][i] else "B",
-            *(
-                html.escape(t)
-                for t in (items.gold[i], items.predicted[a][i], items.predicted[b][i])
-            ),
-        ]
-        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
-    head = "".join(f'<th scope="col">{h}</th>' for h in ITEMS_HEAD)
-    inner = (
-        "<caption>Items one run of the pair gets right and the other wrong</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
-    )
-    return datatable(f"{view.section}-items", inner, "", page, ITEMS_OPTIONS)
-
-
-def every_pair_table(view: DevSetRuns, page: str) -> str:
-    """The 2x2 table of every two runs, plain."""
-    head = "".join(
-        f'<th scope="col">{h}</th>'
-        for h in ("A", "B", "both right", "only A right", "only B right", "both wrong")
-    )
-    rows = []
-    for a, b in combinations(range(len(view.runs)), 2):
-        c = view.items.counts(a, b)
+        key = key_text(items.keys[i])
         rows.append(
-            f'<tr><th scope="row">{_run_link(view.runs[a], page)}</th>'
-            f"<td>{_run_link(view.runs[b], page)}</td><td>{c.both}</td>"
-            f"<td>{c.only_a}</td><td>{c.only_b}</td><td>{c.neither}</td></tr>"
+            (
+                key,
+                _run_href(view.runs[a], page, item_anchor(key)),
+                "A" if items.right[a][i] else "B",
+                *(items.gold[i], items.predicted[a][i], items.predicted[b][i]),
+            )
         )
-    return (
-        '<div class="klue-table-wrap"><table class="klue-table agreement">'
-        "<caption>Items each run of a pair gets right</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    inner = parts(TEMPLATE).disagreements(ITEMS_HEAD, rows)
+    return datatable(f"{view.section}-items", inner, "", page, ITEMS_OPTIONS)
 
 
 def view_html(view: DevSetRuns, page: str) -> str:
     """One dev set's pickers, counts, disagreements and every pair's counts (one HTML block)."""
+    html = parts(TEMPLATE)
     a, b = view.default
     up = posixpath.relpath(".", posixpath.dirname(page) or ".")
-    pair = (
-        f"<p>A is {_run_link(view.runs[a], page)}, B is {_run_link(view.runs[b], page)}.</p>"
-        + counts_table(view.items.counts(a, b))
+    names = _option_texts(view)
+    pickers = (
+        html.picker(view.section, "A", names, a)
+        + html.picker(view.section, "B", names, b)
+        + html.shown_items(view.section, SHOWN_ITEMS)
     )
-    parts = [
-        f'<div class="kluebook-side-by-side" id="{view.section}">',
-        f'<script type="module" src="{posixpath.join(up, SCRIPT)}"></script>',
-        _json_block(f"{view.section}-data", view_data(view, page)),
-        f'<div class="side-by-side-pick" hidden>{_picker(view, "A", a)}{_picker(view, "B", b)}'
-        f"{_shown_items(view)}</div>",
-        f'<div class="side-by-side-counts" aria-live="polite">{pair}</div>',
-        f'<div class="klue-table-wrap">{disagreements_table(view, page)}</div>',
-        "<details><summary>The 2x2 table of every two runs</summary>",
-        every_pair_table(view, page),
-        "</details>",
-        "</div>",
+    counts = view.items.counts(a, b)
+    every_pair = [
+        (_run_link(view.runs[x], page), _run_link(view.runs[y], page), view.items.counts(x, y))
+        for x, y in combinations(range(len(view.runs)), 2)
     ]
-    return "\n".join(parts)
+    shown = html.view(
+        view.section,
+        posixpath.join(up, SCRIPT),
+        view_data(view, page),
+        pickers,
+        _run_link(view.runs[a], page),
+        _run_link(view.runs[b], page),
+        html.counts_table(counts, counts_text(counts)),
+        disagreements_table(view, page),
+        html.every_pair_table(every_pair),
+    )
+    return str(shown)  # into the task page's Markdown
 
 
 def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = ROOT) -> str:

@@ -7,7 +7,8 @@ notebook pages of this book are executed runs under `book/runs/<task>/`: files t
 most of them never committed, and not the notebook a student should start from. This hook, run
 after the theme's, points the launch buttons of every page of a task (its run pages and its
 methods page) at `notebooks/<task>.ipynb` (a prompted run's at `notebooks/prompted.ipynb`, the
-notebook that made it) in the repository (`repository` and `launch_buttons`
+notebook that made it: the report's index of the run pages says which run a page shows,
+`run_index`) in the repository (`repository` and `launch_buttons`
 in `_config.yml`), and removes them from a page whose task has no such notebook in the book's
 sources.
 
@@ -24,16 +25,16 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
+from kluebook.book.run_index import read_run_index
 from kluebook.book.table_assets import copy_bundle
+from kluebook.recording.fingerprints import PROMPTED
 
 # A task's pages: its executed runs and its methods page (written by kluebook.book.pages).
 TASK_PAGE = re.compile(
     r"book/(?:runs/(?P<run>[\w-]+)/[^/]+|_generated/methods/(?P<methods>[\w-]+))"
 )
 INTERFACES = {"classic": "tree", "jupyterlab": "lab/tree"}
-# A prompted run's page (its configuration, after the model's name, begins with `prompted`): the
-# prompted notebook made it, whatever its task.
-PROMPTED_RUN = re.compile(r"book/runs/[\w-]+/[^/]*-prompted(,|-seed\d+$)")
+# The notebook that made a prompted run, whatever its task.
 PROMPTED_NOTEBOOK = "notebooks/prompted.ipynb"
 
 
@@ -89,7 +90,9 @@ def point_launch_buttons(app, pagename, templatename, context, doctree) -> None:
     theirs = [b for b in buttons if b.get("label") == "launch-buttons"]
     for group in theirs:
         buttons.remove(group)
-    notebook = PROMPTED_NOTEBOOK if PROMPTED_RUN.match(pagename) else f"notebooks/{task}.ipynb"
+    run = read_run_index(Path(app.srcdir)).get(pagename)
+    prompted = run is not None and run.method == PROMPTED
+    notebook = PROMPTED_NOTEBOOK if prompted else f"notebooks/{task}.ipynb"
     links = launch_links(app.config.html_theme_options, notebook)
     if not links or not (Path(app.srcdir) / notebook).is_file():
         return

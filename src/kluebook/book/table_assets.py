@@ -16,6 +16,7 @@ from pathlib import Path
 
 import itables
 from itables.javascript import html_table_from_template
+from markupsafe import Markup
 
 # Where the bundle is in the built site, and where itables installs it.
 BUNDLE_DIR = "_static/itables"
@@ -30,7 +31,7 @@ def bundle_url(page: str) -> str:
     return posixpath.relpath(f"{BUNDLE_DIR}/dt_bundle.js", posixpath.dirname(page) or ".")
 
 
-def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict) -> str:
+def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict) -> Markup:
     """An interactive table whose rows are `inner` (its caption, thead and tbody), with the
     DataTables `options`, shown in place of the plain `fallback` table once the bundle has
     loaded; without a fallback ("") the table itself is the plain one until then. No blank line,
@@ -47,7 +48,8 @@ def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict
     # The interactive table holds its rows in the page (DataTables reads them there), where
     # itables puts a loading notice and the rows in the script: no third copy of the table.
     html = LOADING.sub(lambda _: inner, html, count=1)
-    return "\n".join(line for line in html.splitlines() if line.strip())
+    # Markup: itables' template around rows and a fallback that are markup of the templates.
+    return Markup("\n".join(line for line in html.splitlines() if line.strip()))
 
 
 def copy_bundle(app, exception) -> None:

@@ -1,7 +1,7 @@
 """The book's figures. Korean labels render with NanumGothic (shipped by koreanize-matplotlib).
 
 The first sentence of each function's docstring says what its figure shows: the site gives it
-to the figure as its text alternative (book/_ext/kluebook_sphinx.py, `figure_alt`).
+to the figure as its text alternative (kluebook.book.sphinx_extension, `figure_alt`).
 """
 
 from collections import Counter

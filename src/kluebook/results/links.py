@@ -1,7 +1,6 @@
 """Where the generated pages are in the built site (their docnames), and the relative links
 between them."""
 
-import html
 import posixpath
 from pathlib import Path
 from urllib.parse import quote
@@ -40,6 +39,7 @@ def run_page(record: RunRecord, root: Path = ROOT) -> str | None:
 def href(from_page: str, to_page: str, anchor: str = "") -> str:
     """A link from one page of the built site to another (both docnames), relative; the path
     percent-encoded as Sphinx encodes its own links (a run page's commas as %2C), so that a
-    page has one address whichever link a reader followed."""
+    page has one address whichever link a reader followed. A URL, not HTML: the book's
+    templates escape it where they write it."""
     target = quote(posixpath.relpath(f"{to_page}.html", posixpath.dirname(from_page) or "."))
-    return html.escape(target + (f"#{anchor}" if anchor else ""), quote=True)
+    return target + (f"#{anchor}" if anchor else "")

@@ -1,6 +1,6 @@
 """The dependency-tree arc diagram of the parsing notebook. As for `kluebook.common.plots`, the
 first sentence of the docstring says what the figure shows: the site gives it to the figure as
-its text alternative (book/_ext/kluebook_sphinx.py, `figure_alt`)."""
+its text alternative (kluebook.book.sphinx_extension, `figure_alt`)."""
 
 from collections.abc import Sequence
 

@@ -1,11 +1,14 @@
-"""Sphinx tweaks for the kluebook site (loaded through `local_extensions` in _config.yml).
+"""Sphinx tweaks for the kluebook site (one of the package's two Sphinx extensions that
+_config.yml loads, `sphinx.extra_extensions`; the other, `sphinx_hooks`, points the launch
+buttons and keeps exercise labels unique).
 
 - One copy of each script on a page, and MathJax only where a page has math.
 - No thebe: Jupyter Book always loads sphinx-thebe, whose configuration (pointing at an
   unrelated Binder repository) nothing on this site uses; its hooks are disconnected.
 - The repository URL is set once, as `repository.url` in _config.yml: `{{ repository_url }}`
   in a page's source (prose or code block) becomes it, so every link and install line follows.
-- A banner on every page when the build holds smoke runs, saying what they are.
+- A banner on every page when the build holds smoke runs, saying what they are (which runs
+  the build holds: the report's index of the run pages, `run_index`, made from the records).
 - The page titles the theme writes unescaped (the printed page's heading, the sidebar's book
   title) escaped: a run's title holds names from outside (`escape_theme_titles`).
 - One search box: the sidebar's (on a phone, the page header's button); the theme's top bar
@@ -17,11 +20,12 @@
   figure a notebook cell draws and a caption for each table (see `name_the_nav_toggles`,
   `visit_hidden_cell`, `visit_citation`, `describe_notebook_figures` and `caption_tables`).
   The theme's templates that need it are overridden in book/_templates.
+
+The HTML it writes (the banner, a hidden cell's toggle, a table's caption) is the template
+`sphinx_extension.html` (`templating`).
 """
 
 import ast
-import html
-import importlib.util
 import re
 from functools import cache
 from pathlib import Path
@@ -33,13 +37,16 @@ from markupsafe import Markup
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.util.docutils import SphinxDirective
 
+from kluebook.book.run_index import PageRun, read_run_index
+from kluebook.book.templating import parts
+from kluebook.common.paths import PACKAGE
+from kluebook.recording.fingerprints import PROMPTED
+
 REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
 # The start tag of an HTML table (in a raw HTML block: a notebook's DataFrame, the KLUE table).
 TABLE_TAG = re.compile(r"<table\b[^>]*>")
-# A run page of the book (book/runs/<task>/<profile>-…), as the runner names it.
-RUN_PAGE = re.compile(r"book/runs/[\w-]+/(?P<profile>[a-z]+)-[^/]+")
-# A prompted run's page: its configuration, after the model's name, begins with `prompted`.
-PROMPTED_PAGE = re.compile(r"-prompted(,|-seed\d+$)")
+# The extension's HTML.
+TEMPLATE = "sphinx_extension.html"
 
 
 def drop_duplicate_scripts(app, pagename, templatename, context, doctree):
@@ -108,19 +115,20 @@ def fill_repository_url(app, docname, source) -> None:
         source[0] = source[0].replace(REPOSITORY_PLACEHOLDER, repository_url(app))
 
 
-def run_profiles(app) -> set[str]:
-    """The profiles of the run pages this build holds (from their docnames)."""
+def build_runs(app) -> list[PageRun]:
+    """The runs whose pages this build holds, as the report's index says (`run_index`)."""
     found = getattr(app.env, "found_docs", set())
-    return {m.group("profile") for d in found if (m := RUN_PAGE.fullmatch(d))}
+    return [run for page, run in read_run_index(Path(app.srcdir)).items() if page in found]
 
 
-def has_prompted_smoke_runs(app) -> bool:
-    """Whether the build holds a prompted smoke run's page (its name: `smoke-<model>-prompted…`)."""
-    found = getattr(app.env, "found_docs", set())
-    return any(
-        (m := RUN_PAGE.fullmatch(d)) and m.group("profile") == "smoke" and PROMPTED_PAGE.search(d)
-        for d in found
-    )
+def run_profiles(runs: list[PageRun]) -> set[str]:
+    """The profiles of the runs."""
+    return {run.profile for run in runs}
+
+
+def has_prompted_smoke_runs(runs: list[PageRun]) -> bool:
+    """Whether a smoke run among the runs prompted its model."""
+    return any(run.profile == "smoke" and run.method == PROMPTED for run in runs)
 
 
 def banner(profiles: set[str], link: str, prompted: bool = False) -> str:
@@ -129,19 +137,7 @@ def banner(profiles: set[str], link: str, prompted: bool = False) -> str:
     if "smoke" not in profiles:
         return ""
     made = "fine-tuned or prompted" if prompted else "fine-tuned"
-    what = (
-        f"a tiny randomly initialised model {made} on generated data: they check the "
-        "pipeline and say nothing about KLUE"
-    )
-    if profiles == {"smoke"}:
-        return (
-            f"<strong>This build holds smoke runs only</strong>, {what}. "
-            f'<a href="{link}">How to get real numbers</a>.'
-        )
-    return (
-        f"<strong>This build holds smoke runs</strong> beside its paper runs; smoke runs are "
-        f'{what}. <a href="{link}">How the paper runs are made</a>.'
-    )
+    return str(parts(TEMPLATE).banner(profiles == {"smoke"}, made, link))
 
 
 def add_banner(app, pagename, templatename, context, doctree):
@@ -149,7 +145,8 @@ def add_banner(app, pagename, templatename, context, doctree):
     # On the reproduce page itself, pathto gives "#": the link is then the anchor alone.
     page = context["pathto"]("book/reproduce").rstrip("#")
     link = page + "#the-real-reproduction-internet-and-a-gpu"
-    text = banner(run_profiles(app), link, has_prompted_smoke_runs(app))
+    runs = build_runs(app)
+    text = banner(run_profiles(runs), link, has_prompted_smoke_runs(runs))
     if text:
         context["theme_announcement"] = text
 
@@ -228,12 +225,10 @@ def visit_hidden_cell(self, node):
     myst-nb names every toggle "Toggle hidden content", which leaves out the text it shows
     ("Show code cell source"); without the label, the shown text is the name (WCAG 2.5.3).
     """
-    classes = " ".join(node["classes"])
-    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
-    for state, prompt in (("collapsed", "prompt_show"), ("expanded", "prompt_hide")):
-        text = html.escape(node[prompt])
-        self.body.append(f'<p class="{state} admonition-title">{text}</p>\n')
-    self.body.append("</summary>\n")
+    toggle = parts(TEMPLATE).hidden_cell_toggle(
+        " ".join(node["classes"]), node["prompt_show"], node["prompt_hide"]
+    )
+    self.body.append(str(toggle))
 
 
 def visit_citation(self, node):
@@ -280,9 +275,8 @@ def figure_docstrings() -> dict[str, str]:
     (`kluebook.common.plots`, a task's own figures such as DP's arc diagram), keyed as a notebook
     calls it, `module.function`; read from the sources (importing them would load matplotlib and
     pandas into the build for nothing else)."""
-    package = Path(importlib.util.find_spec("kluebook").origin).parent
     docstrings = {}
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text) if "matplotlib" in text else None
         if tree is None or not draws(tree):
@@ -355,7 +349,7 @@ def caption_tables(app, doctree) -> None:
             name = title or "Table"
             if len(tables) > 1:
                 name += f" (table {number} of {len(tables)})"
-            caption = f'<caption class="visually-hidden">{html.escape(name)}</caption>'
+            caption = str(parts(TEMPLATE).hidden_caption(name))
             if isinstance(node, nodes.table):
                 node["hidden_caption"] = caption
                 continue
