@@ -13,7 +13,8 @@ from types import SimpleNamespace
 from kluebook.book import sphinx_extension as extension
 from kluebook.book.run_index import INDEX, PageRun
 from kluebook.common.paths import CHECKOUT
-from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
+from kluebook.methods.fine_tuned import FINE_TUNED
+from kluebook.methods.prompted import PROMPTED
 
 
 def test_the_banner_names_smoke_runs_and_links_to_real_numbers():
@@ -57,18 +58,18 @@ def test_the_banner_says_smoke_runs_were_prompted_where_the_build_has_prompted_o
     prompted = "book/runs/nli/smoke-kluebook--tiny-qwen3-prompted,dev_limit=20,shots=5-seed1"
     runs = {fine_tuned: PageRun("ynat", "smoke", FINE_TUNED)}
     app = book_with_runs(tmp_path, runs, {"book/intro", fine_tuned})
-    assert not extension.has_prompted_smoke_runs(extension.build_runs(app))
+    assert extension.smoke_ways(extension.build_runs(app)) == ("fine-tuned",)
     assert "model fine-tuned on generated data" in extension.banner({"smoke"}, "r.html")
     app = book_with_runs(
         tmp_path, {**runs, prompted: PageRun("nli", "smoke", PROMPTED)}, {fine_tuned, prompted}
     )
-    assert extension.has_prompted_smoke_runs(extension.build_runs(app))
+    assert extension.smoke_ways(extension.build_runs(app)) == ("fine-tuned", "prompted")
     app = book_with_runs(
         tmp_path, {**runs, prompted: PageRun("nli", "paper", PROMPTED)}, {fine_tuned, prompted}
     )
     # A paper run is no pipeline check.
-    assert not extension.has_prompted_smoke_runs(extension.build_runs(app))
-    text = extension.banner({"smoke"}, "r.html", prompted=True)
+    assert extension.smoke_ways(extension.build_runs(app)) == ("fine-tuned",)
+    text = extension.banner({"smoke"}, "r.html", ("fine-tuned", "prompted"))
     assert "smoke runs only" in text and "model fine-tuned or prompted on generated data" in text
 
 

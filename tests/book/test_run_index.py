@@ -7,7 +7,8 @@ import json
 from conftest import valid_record
 
 from kluebook.book.run_index import INDEX, PageRun, read_run_index, write_run_index
-from kluebook.recording import fingerprints
+from kluebook.methods.fine_tuned import FINE_TUNED
+from kluebook.methods.prompted import PROMPTED
 
 
 def page(root, name: str) -> str:
@@ -24,9 +25,7 @@ def test_each_run_page_is_indexed_with_its_runs_task_profile_and_method(tmp_path
     fine_tuned = page(tmp_path, "paper-prompted-seed1")  # a model named "prompted"
     records = [
         valid_record({"task": "nli", "notebook": fine_tuned, "profile": "paper"}),
-        valid_record(
-            {"task": "nli", "notebook": prompted, "method": fingerprints.PROMPTED, "seed": 2}
-        ),
+        valid_record({"task": "nli", "notebook": prompted, "method": PROMPTED, "seed": 2}),
         valid_record({"task": "nli", "notebook": "book/runs/nli/not-there.ipynb"}),  # no page
         valid_record({"task": "nli", "status": "failed", "notebook": prompted}),  # no outcome
     ]
@@ -34,8 +33,8 @@ def test_each_run_page_is_indexed_with_its_runs_task_profile_and_method(tmp_path
     path = write_run_index(records, out, tmp_path)
     assert path == tmp_path / INDEX
     assert read_run_index(tmp_path) == {
-        "book/runs/nli/a-page-named-anyhow": PageRun("nli", "smoke", fingerprints.PROMPTED),
-        "book/runs/nli/paper-prompted-seed1": PageRun("nli", "paper", fingerprints.FINE_TUNED),
+        "book/runs/nli/a-page-named-anyhow": PageRun("nli", "smoke", PROMPTED),
+        "book/runs/nli/paper-prompted-seed1": PageRun("nli", "paper", FINE_TUNED),
     }
     written = path.read_bytes()
     write_run_index(list(reversed(records)), out, tmp_path)  # the same index, the same bytes

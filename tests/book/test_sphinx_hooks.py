@@ -10,7 +10,8 @@ from types import SimpleNamespace
 from kluebook.book.run_index import INDEX, PageRun
 from kluebook.book.sphinx_hooks import launch_links, point_launch_buttons, run_page_labels, task_of
 from kluebook.common.paths import CHECKOUT
-from kluebook.recording.fingerprints import FINE_TUNED, PROMPTED
+from kluebook.methods.fine_tuned import FINE_TUNED
+from kluebook.methods.prompted import PROMPTED
 
 THEME = {
     "repository_url": "https://github.com/kluebook/kluebook",

@@ -40,7 +40,7 @@ from sphinx.util.docutils import SphinxDirective
 from kluebook.book.run_index import PageRun, read_run_index
 from kluebook.book.templating import parts
 from kluebook.common.paths import PACKAGE
-from kluebook.recording.fingerprints import PROMPTED
+from kluebook.methods.registry import DEFAULT_METHOD, all_methods, method_named
 
 REPOSITORY_PLACEHOLDER = "{{ repository_url }}"
 # The start tag of an HTML table (in a raw HTML block: a notebook's DataFrame, the KLUE table).
@@ -126,17 +126,20 @@ def run_profiles(runs: list[PageRun]) -> set[str]:
     return {run.profile for run in runs}
 
 
-def has_prompted_smoke_runs(runs: list[PageRun]) -> bool:
-    """Whether a smoke run among the runs prompted its model."""
-    return any(run.profile == "smoke" and run.method == PROMPTED for run in runs)
+def smoke_ways(runs: list[PageRun]) -> tuple[str, ...]:
+    """How the smoke runs among the runs made their predictions, in the methods' own words and
+    order (`Method.smoke_made`), the default method's always among them."""
+    names = {run.method for run in runs if run.profile == "smoke"} | {DEFAULT_METHOD}
+    return tuple(method.smoke_made for method in all_methods() if method.name in names)
 
 
-def banner(profiles: set[str], link: str, prompted: bool = False) -> str:
-    """One sentence for the top of every page, or "" when the build holds no smoke run;
-    `prompted` when some smoke runs prompted their tiny model instead of fine-tuning it."""
+def banner(profiles: set[str], link: str, ways: tuple[str, ...] = ()) -> str:
+    """One sentence for the top of every page, or "" when the build holds no smoke run; `ways`
+    how its smoke runs made their tiny models' predictions (`smoke_ways`; by default the
+    default method's)."""
     if "smoke" not in profiles:
         return ""
-    made = "fine-tuned or prompted" if prompted else "fine-tuned"
+    made = " or ".join(ways or (method_named(DEFAULT_METHOD).smoke_made,))
     return str(parts(TEMPLATE).banner(profiles == {"smoke"}, made, link))
 
 
@@ -146,7 +149,7 @@ def add_banner(app, pagename, templatename, context, doctree):
     page = context["pathto"]("book/reproduce").rstrip("#")
     link = page + "#the-real-reproduction-internet-and-a-gpu"
     runs = build_runs(app)
-    text = banner(run_profiles(runs), link, has_prompted_smoke_runs(runs))
+    text = banner(run_profiles(runs), link, smoke_ways(runs))
     if text:
         context["theme_announcement"] = text
 

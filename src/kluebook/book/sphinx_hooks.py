@@ -27,15 +27,14 @@ from urllib.parse import quote
 
 from kluebook.book.run_index import read_run_index
 from kluebook.book.table_assets import copy_bundle
-from kluebook.recording.fingerprints import PROMPTED
+from kluebook.methods.registry import DEFAULT_METHOD, method_named
+from kluebook.tasks import all_tasks
 
 # A task's pages: its executed runs and its methods page (written by kluebook.book.pages).
 TASK_PAGE = re.compile(
     r"book/(?:runs/(?P<run>[\w-]+)/[^/]+|_generated/methods/(?P<methods>[\w-]+))"
 )
 INTERFACES = {"classic": "tree", "jupyterlab": "lab/tree"}
-# The notebook that made a prompted run, whatever its task.
-PROMPTED_NOTEBOOK = "notebooks/prompted.ipynb"
 
 
 def task_of(pagename: str) -> str | None:
@@ -83,16 +82,20 @@ def launch_links(theme_options: dict, notebook: str) -> list[dict]:
 
 def point_launch_buttons(app, pagename, templatename, context, doctree) -> None:
     """`html-page-context` handler: launch buttons of a task's pages open its source notebook."""
-    task = task_of(pagename)
+    name = task_of(pagename)
     buttons = context.get("header_buttons")
-    if task is None or buttons is None:
+    if name is None or buttons is None:
         return
     theirs = [b for b in buttons if b.get("label") == "launch-buttons"]
     for group in theirs:
         buttons.remove(group)
+    task = all_tasks().get(name)
+    if task is None:  # a page of no registered task: no notebook to open
+        return
     run = read_run_index(Path(app.srcdir)).get(pagename)
-    prompted = run is not None and run.method == PROMPTED
-    notebook = PROMPTED_NOTEBOOK if prompted else f"notebooks/{task}.ipynb"
+    # The notebook that made the page's run (a task page: its task's own).
+    method = method_named(run.method if run is not None else DEFAULT_METHOD)
+    notebook = f"notebooks/{method.notebook(task).name}"
     links = launch_links(app.config.html_theme_options, notebook)
     if not links or not (Path(app.srcdir) / notebook).is_file():
         return
