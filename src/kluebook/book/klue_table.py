@@ -4,6 +4,7 @@ for an alternative statistic beside a misleadingly named one); and
 its interactive copy, a block column to filter and columns to sort within the blocks."""
 
 import html
+import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -229,8 +230,9 @@ class Section:
 
 
 def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
-    """The KLUE-style table: the plain table in blocks of rows, and its interactive copy (one
-    block column to filter by, columns sortable within each block: `table_assets`), then its
+    """The KLUE-style table: the plain table in blocks of rows, its interactive copy (one block
+    column to filter by, columns sortable within each block: `table_assets`) built from it in
+    the browser by `KLUE_TABLE_SCRIPT`, so that the page holds the table once, then its
     footnotes (no blank line, so Markdown keeps it one block)."""
     cols = columns(tasks)
     width = 1 + len(cols)
@@ -247,23 +249,19 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
     )
     metrics_row = "<tr>" + "".join(metric_head(t, m, page, marks) for t, m in cols) + "</tr>"
     notes: dict[str, str] = {}
-    body, flat = [], []
-    for number, section in enumerate(sections):
+    body = []
+    for section in sections:
         kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
         title = f'<span class="section-title">{html.escape(section.title)}</span>'
         body.append(f'<tbody class="{kind}">')
-        body.append(f'<tr class="section"><th colspan="{width}" scope="rowgroup">{title}</th></tr>')
-        section_cell = f'<td class="section">{title}</td>'
-        block = f'<td class="block" data-order="{number}">{html.escape(section.block)}</td>'
+        body.append(
+            f'<tr class="section" data-block="{html.escape(section.block, quote=True)}">'
+            f'<th colspan="{width}" scope="rowgroup">{title}</th></tr>'
+        )
         if not section.rows and section.empty:
             body.append(
                 f'<tr><td colspan="{width}" class="empty">'
                 f'<span class="section-title">{section.empty}</span></td></tr>'
-            )
-            missing = '<td class="num missing" data-order="-1"></td>' * len(cols)
-            flat.append(
-                f'<tr class="{kind}">{block}{section_cell}'
-                f'<th class="model empty" scope="row">{section.empty}</th>{missing}</tr>'
             )
         best = emphasis(section.rows, cols) if section.mark_best else {}
         ties = runner_up_ties(section.rows, best, cols) if section.mark_best else {}
@@ -278,9 +276,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 )
                 for t, m in cols
             )
-            head = row_head(row, notes)
-            body.append(f"<tr>{head}{cells}</tr>")
-            flat.append(f'<tr class="{kind}">{block}{section_cell}{head}{cells}</tr>')
+            body.append(f"<tr>{row_head(row, notes)}{cells}</tr>")
         body.append("</tbody>")
     footnotes = mark_notes([r for section in sections for r in section.rows], cols)
     footnotes += "".join(source_note(mark, source) for source, mark in notes.items())
@@ -296,16 +292,16 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
         f'<table class="klue-table">{caption}'
         f"<thead><tr>{model}{tasks_row}</tr>{metrics_row}</thead>{''.join(body)}</table>"
     )
-    block_head = (
-        '<th rowspan="2" class="block" scope="col">Block</th>'
-        '<th rowspan="2" class="section" scope="col">Section</th>'
+    script = posixpath.relpath(KLUE_TABLE_SCRIPT, posixpath.dirname(page) or ".")
+    interactive = datatable("klue-table", caption, plain, page, TABLE_OPTIONS)
+    return (
+        f'{LAYOUT_NOTE}<div class="klue-table-wrap"><script type="module" src="{script}">'
+        f"</script>{interactive}</div>{footnotes}"
     )
-    inner = (
-        f"{caption}<thead><tr>{block_head}{model}{tasks_row}</tr>{metrics_row}</thead>"
-        f"<tbody>{''.join(flat)}</tbody>"
-    )
-    interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
-    return f'{LAYOUT_NOTE}<div class="klue-table-wrap">{interactive}</div>{footnotes}'
+
+
+# Where the site keeps the script that builds the interactive table from the plain one.
+KLUE_TABLE_SCRIPT = "_static/kluebook-klue-table.js"
 
 
 # How the table reads on a narrow screen (said above it).
