@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from itables import to_html_datatable
 
-from kluebook.book.table_assets import bundle_url
+from kluebook.book.table_assets import LANGUAGE, bundle_url
 
 # Characters of one text shown in a cell (the downloads keep the whole text), and of a
 # collapsed text's summary.
@@ -116,6 +116,7 @@ def browser_html(
         classes="display compact",
         style="width:100%",
         layout={"top1": "searchBuilder"},
+        language=LANGUAGE,
         pageLength=PAGE_LENGTH,
         lengthMenu=LENGTHS,
         deferRender=True,
