@@ -25,22 +25,24 @@ function nameControls(root) {
 
 // A long value fits a narrow column: an identifier (an item's key, a label such as
 // org:number_of_employees/members, a column's name) may wrap after each of its separators
-// (_ : /), never between two of its letters, and a run of letters with neither a space nor a
-// separator wider than LONG em (a degenerate answer: a Korean word is rarely longer than 7
+// (_ : / . -), never between two of its letters, and a run of letters with neither a space nor
+// a separator wider than LONG em (a degenerate answer: a Korean word is rarely longer than 7
 // syllables) may wrap anywhere (`.long-word`); the words of running text, Korean included, wrap
 // between words only. The text itself is unchanged (a <wbr> adds no character to a copy or a
 // search). A table still wider than its column then gets smaller type (`.dense`).
 const LONG = 7;
-const SEPARATOR = /[_:/]/;
+// Where an identifier may wrap: after each of its separators.
+const AFTER_SEPARATOR = /(?<=[_:/.-])(?=.)/;
 const WIDE = /[\u1100-\u11ff\u3000-\u9fff\uac00-\ud7a3\uff00-\uffef]/;
 
-// A token's width in em, about: a Hangul syllable or another CJK letter 1, other letters 0.55.
+// A token's width in em, about: a Hangul syllable or another CJK letter 1, another letter 0.5
+// ("contradiction", 6.5, stays whole).
 function ems(token) {
-  return Array.from(token).reduce((sum, letter) => sum + (WIDE.test(letter) ? 1 : 0.55), 0);
+  return Array.from(token).reduce((sum, letter) => sum + (WIDE.test(letter) ? 1 : 0.5), 0);
 }
 
-// The text nodes under `root` with a token wider than `shortest` em: each such token with a
-// separator gets a <wbr> after each separator, one wider than LONG without any becomes a
+// The text nodes under `root` with a token wider than `shortest` em: each such token gets a
+// <wbr> after each of its separators, and each of its parts wider than LONG becomes a
 // `.long-word`.
 function breakable(root, shortest = LONG) {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
@@ -51,19 +53,18 @@ function breakable(root, shortest = LONG) {
   found.forEach((node) => {
     const pieces = [];
     node.data.split(/(\s+)/).forEach((token) => {
-      if (ems(token) > shortest && SEPARATOR.test(token)) {
-        token.split(/(?<=[_:/])/).forEach((part, i) => {
-          if (i) pieces.push(document.createElement("wbr"));
+      const parts = ems(token) > shortest ? token.split(AFTER_SEPARATOR) : [token];
+      parts.forEach((part, i) => {
+        if (i) pieces.push(document.createElement("wbr"));
+        if (ems(part) > LONG) {
+          const word = document.createElement("span");
+          word.className = "long-word";
+          word.textContent = part;
+          pieces.push(word);
+        } else {
           pieces.push(part);
-        });
-      } else if (ems(token) > LONG) {
-        const word = document.createElement("span");
-        word.className = "long-word";
-        word.textContent = token;
-        pieces.push(word);
-      } else {
-        pieces.push(token);
-      }
+        }
+      });
     });
     node.replaceWith(...pieces);
   });

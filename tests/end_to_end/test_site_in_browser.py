@@ -403,7 +403,7 @@ def test_every_item_browser_fits_its_column_on_a_laptop(every_task_site, browser
             broken = page.evaluate(MID_WORD_BREAKS, "#items tbody td")
             problems += [f"{where}: Korean broken inside a word: {t!r}" for t in broken]
             # An item's key wraps after a separator if it must (klue-mrc-v1_dev_00000).
-            keys = page.evaluate(MID_IDENTIFIER_BREAKS, ["#items tbody td:first-child", "_:/-"])
+            keys = page.evaluate(MID_IDENTIFIER_BREAKS, ["#items tbody td:first-child", "_:/.-"])
             problems += [f"{where}: an item's key broken inside: {t!r}" for t in keys]
             fit = page.evaluate(ITEMS_FIT)
             measured = f"{where}: {fit['width']:.0f} px in a {fit['column']:.0f} px column"
