@@ -29,7 +29,8 @@ function nameControls(root) {
 // a separator wider than LONG em (a degenerate answer: a Korean word is rarely longer than 7
 // syllables) may wrap anywhere (`.long-word`); the words of running text, Korean included, wrap
 // between words only. The text itself is unchanged (a <wbr> adds no character to a copy or a
-// search). A table still wider than its column then gets smaller type (`.dense`).
+// search). A table still wider than its column, its long texts open, then gets smaller type
+// (`.dense`).
 const LONG = 7;
 // Where an identifier may wrap: after each of its separators.
 const AFTER_SEPARATOR = /(?<=[_:/.-])(?=.)/;
@@ -155,11 +156,15 @@ $(document).on("init.dt", (event, settings) => {
   if (container.closest(".kluebook-items")) {
     api.columns().header().each((head) => breakable(head, 0)); // a column's name: raw_answer
     const table = api.table().node(), column = container.closest(".kluebook-items");
-    const fit = () => {
+    const wide = () => table.getBoundingClientRect().width > column.clientWidth + 1;
+    const fit = () => {  // measured with the page's long texts closed, then open
       breakableCells(api);
-      if (table.getBoundingClientRect().width > column.clientWidth + 1) {
-        table.classList.add("dense");
-      }
+      const closed = Array.from(table.querySelectorAll("details:not([open])"));
+      let over = wide();
+      closed.forEach((text) => { text.open = true; });
+      over = over || wide();
+      closed.forEach((text) => { text.open = false; });
+      if (over) table.classList.add("dense");
     };
     fit();
     api.on("draw", fit);
