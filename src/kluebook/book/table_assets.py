@@ -28,6 +28,8 @@ LANGUAGE = {
     "lengthMenu": "_MENU_ entries per page ",
     "search": " Search: ",
     "info": " Showing _START_ to _END_ of _TOTAL_ _ENTRIES-TOTAL_ ",
+    "infoEmpty": " Showing 0 to 0 of 0 _ENTRIES-TOTAL_ ",
+    "infoFiltered": " (filtered from _MAX_ total _ENTRIES-MAX_) ",
     "searchBuilder": {"title": {"0": "Custom Search Builder ", "_": "Custom Search Builder (%d) "}},
 }
 # itables' loading notice, the body of its table until the script fills it.
