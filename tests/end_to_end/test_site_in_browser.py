@@ -2,28 +2,32 @@
 
 A small smoke book (two tasks, two seeds, cut-down data: the session's shared `smoke_site`) is
 served over HTTP. The results page must show the one KLUE table with all its metric columns, every
-image must load, no page may log a console error, the search page must find a task by name,
-Korean text must render with a CJK font, and no internal link may be broken. The KLUE table
-fits a 1366 px laptop, its metric headers link to their definitions; a run page's parameter
-table has no overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a
-banner on every page and a notice on each smoke run page; a page shows one search box.
-Accessibility (WCAG 2.1 AA): axe-core finds no serious or critical violation on any kind of page
-at 1366 and 400 px, light and dark; the keyboard's first stop skips to the content and every
-stop shows a focus ring; every figure has a text alternative, every table header cells and a
-caption. Screenshots of the results page (laptop and phone widths), a task page and a run page
-are left in _build/test-artifacts/ for a person to look at. A run page's item browser (every
-dev item, itables): a filter set with SearchBuilder, a shared view and an item's permalink open
-as they should, its controls work with the keyboard and pass axe-core at both widths in both
-modes, it is a plain table without JavaScript, and what the page loads beyond the theme's shared
-assets stays under 1.5 MB (printed). The other interactive tables: the KLUE table filtered by
-its Block column and sorted within its blocks, and a task page's side-by-side view with any two
-of its runs picked, both from the keyboard and audited; without JavaScript both are plain tables.
+image must load, no page may log a console error, the search page must find a task by name, Korean
+text must render with a CJK font, and no internal link may be broken. The KLUE table fits a 1366 px
+laptop, its metric headers link to their definitions; a run page's parameter table has no
+overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a banner on every
+page and a notice on each smoke run page; a page shows one search box. Accessibility (WCAG 2.1 AA):
+axe-core finds no serious or critical violation on any kind of page at 1366 and 400 px, light and
+dark; the keyboard's first stop skips to the content and every stop shows a focus ring; every
+figure has a text alternative, every table header cells and a caption. Screenshots of each kind of
+page at 1366 and 400 px, light and dark (those of benchmarks/screenshots.py), are left in
+_build/test-artifacts/ for a person to look at. Every item browser fits its column at 1366 px, and
+the controls of every interactive table read apart. A run page's item browser (every dev item,
+itables): a filter set with SearchBuilder, a shared view and an item's permalink open as they
+should, its controls work with the keyboard and pass axe-core at both widths in both modes, it is a
+plain table without JavaScript, and what the page loads beyond the theme's shared assets stays
+under 1.5 MB (printed). The other interactive tables: the KLUE table filtered by its Block column
+and sorted within its blocks, and a task page's side-by-side view with any two of its runs picked,
+both from the keyboard and audited; without JavaScript both are plain tables.
 
-Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
-package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
-installs the version package-lock.json pins; .ci/run does); Playwright's own browser download
-is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE checks the html
-folder of a smoke book of YNAT and NLI built already instead of building one.
+Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright` package of
+the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root installs the
+version package-lock.json pins; .ci/run does); Playwright's own browser download is never used.
+KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE checks the html folder of a smoke
+book of YNAT and NLI built already instead of building one; KLUEBOOK_BROWSER_BOOK names the html
+folder of a default smoke book (`kluebook book`: every task, fine-tuned and prompted runs) whose
+every run page's item browser is measured at 1366 px (without it, those of the two-task site);
+KLUEBOOK_TEST_ARTIFACTS names the folder of the screenshots.
 """
 
 import json
