@@ -13,7 +13,8 @@ static hosts use) where its type is text (HTML, CSS, JavaScript, JSON, SVG), cou
 bodies as they are. It prints, per kind of page, the bytes uncompressed and compressed and the
 five heaviest files, and whether each kind is within the budget (1 MB compressed, #51). The
 kinds are the front page, the results page, a task page (with its side-by-side view), a methods
-page, a run page with its item browser, a prompted run page and the status page. The browser
+page, a run page with its item browser, a prompted run page, the status page and the errata
+page. The browser
 test (tests/end_to_end/test_site_in_browser.py) weighs pages with `weigh`.
 """
 
@@ -43,6 +44,7 @@ def page_kinds(site: Path) -> dict[str, str]:
         "task page": "book/_generated/tasks/ynat.html",
         "methods page": "book/_generated/methods/ynat.html",
         "status": "book/status.html",
+        "errata": "book/errata.html",
     }
     if fine_tuned:
         pages["run page"] = fine_tuned[0].relative_to(site).as_posix()

@@ -23,6 +23,61 @@ function nameControls(root) {
   });
 }
 
+// A long value fits a narrow column: an identifier (an item's key, a label such as
+// org:number_of_employees/members, a column's name) may wrap after each of its separators
+// (_ : / . -), never between two of its letters, and a run of letters with neither a space nor
+// a separator wider than LONG em (a degenerate answer: a Korean word is rarely longer than 7
+// syllables) may wrap anywhere (`.long-word`); the words of running text, Korean included, wrap
+// between words only. The text itself is unchanged (a <wbr> adds no character to a copy or a
+// search). A table still wider than its column, its long texts open, then gets smaller type
+// (`.dense`).
+const LONG = 7;
+// Where an identifier may wrap: after each of its separators.
+const AFTER_SEPARATOR = /(?<=[_:/.-])(?=.)/;
+const WIDE = /[\u1100-\u11ff\u3000-\u9fff\uac00-\ud7a3\uff00-\uffef]/;
+
+// A token's width in em, about: a Hangul syllable or another CJK letter 1, another letter 0.5
+// ("contradiction", 6.5, stays whole).
+function ems(token) {
+  return Array.from(token).reduce((sum, letter) => sum + (WIDE.test(letter) ? 1 : 0.5), 0);
+}
+
+// The text nodes under `root` with a token wider than `shortest` em: each such token gets a
+// <wbr> after each of its separators, and each of its parts wider than LONG becomes a
+// `.long-word`.
+function breakable(root, shortest = LONG) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const found = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.data.split(/\s+/).some((token) => ems(token) > shortest)) found.push(node);
+  }
+  found.forEach((node) => {
+    const pieces = [];
+    node.data.split(/(\s+)/).forEach((token) => {
+      const parts = ems(token) > shortest ? token.split(AFTER_SEPARATOR) : [token];
+      parts.forEach((part, i) => {
+        if (i) pieces.push(document.createElement("wbr"));
+        if (ems(part) > LONG) {
+          const word = document.createElement("span");
+          word.className = "long-word";
+          word.textContent = part;
+          pieces.push(word);
+        } else {
+          pieces.push(part);
+        }
+      });
+    });
+    node.replaceWith(...pieces);
+  });
+}
+
+function breakableCells(api) {
+  api.table().node().querySelectorAll("tbody td:not([data-breakable])").forEach((cell) => {
+    breakable(cell);
+    cell.dataset.breakable = "";
+  });
+}
+
 const tables = [];
 let restoring = false;
 
@@ -98,6 +153,22 @@ $(document).on("init.dt", (event, settings) => {
   const container = api.table().container();
   new MutationObserver(() => nameControls(container))
     .observe(container, { childList: true, subtree: true });
+  if (container.closest(".kluebook-items")) {
+    api.columns().header().each((head) => breakable(head, 0)); // a column's name: raw_answer
+    const table = api.table().node(), column = container.closest(".kluebook-items");
+    const wide = () => table.getBoundingClientRect().width > column.clientWidth + 1;
+    const fit = () => {  // measured with the page's long texts closed, then open
+      breakableCells(api);
+      const closed = Array.from(table.querySelectorAll("details:not([open])"));
+      let over = wide();
+      closed.forEach((text) => { text.open = true; });
+      over = over || wide();
+      closed.forEach((text) => { text.open = false; });
+      if (over) table.classList.add("dense");
+    };
+    fit();
+    api.on("draw", fit);
+  }
   follow(api);
   api.on("draw", () => {
     if (restoring) return;

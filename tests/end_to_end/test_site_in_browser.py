@@ -2,28 +2,32 @@
 
 A small smoke book (two tasks, two seeds, cut-down data: the session's shared `smoke_site`) is
 served over HTTP. The results page must show the one KLUE table with all its metric columns, every
-image must load, no page may log a console error, the search page must find a task by name,
-Korean text must render with a CJK font, and no internal link may be broken. The KLUE table
-fits a 1366 px laptop, its metric headers link to their definitions; a run page's parameter
-table has no overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a
-banner on every page and a notice on each smoke run page; a page shows one search box.
-Accessibility (WCAG 2.1 AA): axe-core finds no serious or critical violation on any kind of page
-at 1366 and 400 px, light and dark; the keyboard's first stop skips to the content and every
-stop shows a focus ring; every figure has a text alternative, every table header cells and a
-caption. Screenshots of the results page (laptop and phone widths), a task page and a run page
-are left in _build/test-artifacts/ for a person to look at. A run page's item browser (every
-dev item, itables): a filter set with SearchBuilder, a shared view and an item's permalink open
-as they should, its controls work with the keyboard and pass axe-core at both widths in both
-modes, it is a plain table without JavaScript, and what the page loads beyond the theme's shared
-assets stays under 1.5 MB (printed). The other interactive tables: the KLUE table filtered by
-its Block column and sorted within its blocks, and a task page's side-by-side view with any two
-of its runs picked, both from the keyboard and audited; without JavaScript both are plain tables.
+image must load, no page may log a console error, the search page must find a task by name, Korean
+text must render with a CJK font, and no internal link may be broken. The KLUE table fits a 1366 px
+laptop, its metric headers link to their definitions; a run page's parameter table has no
+overlapping cells at 1400 and 400 px (element boxes); a smoke build says so in a banner on every
+page and a notice on each smoke run page; a page shows one search box. Accessibility (WCAG 2.1 AA):
+axe-core finds no serious or critical violation on any kind of page at 1366 and 400 px, light and
+dark; the keyboard's first stop skips to the content and every stop shows a focus ring; every
+figure has a text alternative, every table header cells and a caption. Screenshots of each kind of
+page at 1366 and 400 px, light and dark (those of benchmarks/screenshots.py), are left in
+_build/test-artifacts/ for a person to look at. Every item browser fits its column at 1366 px, and
+the controls of every interactive table read apart. A run page's item browser (every dev item,
+itables): a filter set with SearchBuilder, a shared view and an item's permalink open as they
+should, its controls work with the keyboard and pass axe-core at both widths in both modes, it is a
+plain table without JavaScript, and what the page loads beyond the theme's shared assets stays
+under 1.5 MB (printed). The other interactive tables: the KLUE table filtered by its Block column
+and sorted within its blocks, and a task page's side-by-side view with any two of its runs picked,
+both from the keyboard and audited; without JavaScript both are plain tables.
 
-Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright`
-package of the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root
-installs the version package-lock.json pins; .ci/run does); Playwright's own browser download
-is never used. KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE checks the html
-folder of a smoke book of YNAT and NLI built already instead of building one.
+Needs Debian's `chromium` and `fonts-noto-cjk` (.ci/run installs them), the `playwright` package of
+the dev extra, and for the audit axe-core from npm (`npm ci` at the repository root installs the
+version package-lock.json pins; .ci/run does); Playwright's own browser download is never used.
+KLUEBOOK_CHROMIUM names another Chromium; KLUEBOOK_BROWSER_SITE checks the html folder of a smoke
+book of YNAT and NLI built already instead of building one; KLUEBOOK_BROWSER_BOOK names the html
+folder of a default smoke book (`kluebook book`: every task, fine-tuned and prompted runs) whose
+every run page's item browser is measured at 1366 px (without it, those of the two-task site);
+KLUEBOOK_TEST_ARTIFACTS names the folder of the screenshots.
 """
 
 import json
@@ -220,13 +224,17 @@ TEXT_LINES = """e => {
   return lines;
 }"""
 # Korean text broken inside a word: of the elements `selector` names, the texts where a line
-# ends between two Hangul syllables (a line may end only at a space between words).
+# ends between two Hangul syllables (a line may end only at a space between words or a line
+# break of the text; a run of letters longer than any word, which an item browser marks
+# `.long-word`, anywhere).
 MID_WORD_BREAKS = """selector => {
   const broken = [];
   for (const element of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
     let node, top = null, previous = "";
     while ((node = walker.nextNode())) {
+      if (node.parentElement.closest(".long-word")) { top = null; continue; }
+      if (node.previousSibling && node.previousSibling.nodeName === "BR") previous = "";
       for (let i = 0; i < node.data.length; i += 1) {
         const range = document.createRange();
         range.setStart(node, i);
@@ -245,8 +253,11 @@ MID_WORD_BREAKS = """selector => {
   return broken;
 }"""
 # An identifier or a hash broken inside: of the elements `selector` names, the texts where a
-# line ends other than at a space (a run's name wraps between its parts, "dev_limit=20" whole).
-MID_IDENTIFIER_BREAKS = """selector => {
+# line ends other than at a space (a run's name wraps between its parts, "dev_limit=20" whole),
+# or, given [selector, separators], other than at a space or after one of the separators.
+MID_IDENTIFIER_BREAKS = """argument => {
+  const [selector, separators] = Array.isArray(argument) ? argument : [argument, ""];
+  const apart = new RegExp(`[\\\\s${separators}]`);
   const broken = [];
   for (const element of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
@@ -258,7 +269,7 @@ MID_IDENTIFIER_BREAKS = """selector => {
         range.setEnd(node, i + 1);
         const box = range.getClientRects()[0], letter = node.data[i];
         if (box && box.width > 0) {
-          if (top !== null && box.top > top + 2 && !/\s/.test(previous) && !/\s/.test(letter))
+          if (top !== null && box.top > top + 2 && !apart.test(previous) && !/\s/.test(letter))
             broken.push(element.textContent.trim());
           top = box.top;
         }
@@ -268,14 +279,24 @@ MID_IDENTIFIER_BREAKS = """selector => {
   }
   return broken;
 }"""
-# Whether a page's item browser fits its column (its box does not scroll sideways), its long
-# texts closed and opened.
+# How a page's item browser sits in its column (the article's content box): the column's width,
+# the widest the table gets (its long texts closed, then opened) and the cells whose content
+# runs out of them or is cut off (a text that scrolls in a box of its own is neither).
 ITEMS_FIT = """() => {
-  const table = document.querySelector("table#items"), box = table.closest(".dt-layout-cell");
-  const fits = () => box.scrollWidth <= box.clientWidth + 1;
-  const closed = fits();
+  const table = document.querySelector("table#items");
+  const article = document.querySelector("article.bd-article"), style = getComputedStyle(article);
+  const column = article.clientWidth - parseFloat(style.paddingLeft)
+                 - parseFloat(style.paddingRight);
+  const clipped = e => ["hidden", "clip"].includes(getComputedStyle(e).overflowX)
+                       && e.scrollWidth > e.clientWidth + 1;
+  const cut = () => Array.from(table.querySelectorAll("td, th"))
+    .filter(c => c.scrollWidth > c.clientWidth + 1
+                 || Array.from(c.querySelectorAll("*")).some(clipped))
+    .map(c => c.textContent.trim().slice(0, 60));
+  const closed = table.getBoundingClientRect().width, cutClosed = cut();
   table.querySelectorAll("details").forEach(d => { d.open = true; });
-  return closed && fits();
+  const opened = table.getBoundingClientRect().width;
+  return {column, width: Math.max(closed, opened), cut: [...new Set([...cutClosed, ...cut()])]};
 }"""
 # In dark mode, elements of the content with a light background (a light frame or box): their
 # tag and classes. Images are left out (a figure keeps its own white).
@@ -289,25 +310,50 @@ LIGHT_BOXES = """() => Array.from(document.querySelectorAll("article *"))
 # (#51; benchmarks/page_weight.py prints the figures).
 GZIP_BUDGET = 1_000_000
 page_weight = load_script(CHECKOUT / "benchmarks" / "page_weight.py")
+# benchmarks/screenshots.py: the screenshots of each kind of page, the same here as there.
+screenshots = load_script(CHECKOUT / "benchmarks" / "screenshots.py")
+# The texts of the controls of the DataTables tables (page length, search, count, a filter
+# list's title) that run into the text beside them, in the page's innerText (what a copy gets)
+# and in each control row's textContent (its text without layout, as a hidden view or a screen
+# reader's reading of the row gets it): "entries per pageSearch:".
+CONTROLS_RUN_TOGETHER = """() => {
+  const apart = (text, part) => {  // an occurrence of `part` with a space or an end each side
+    for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+      const [before, after] = [text[at - 1] ?? " ", text[at + part.length] ?? " "];
+      if (/\\s/.test(before) && /\\s/.test(after)) return true;
+    }
+    return false;
+  };
+  const page = document.querySelector("article").innerText, found = [];
+  for (const row of document.querySelectorAll(".dt-container > .dt-layout-row")) {
+    for (const control of row.querySelectorAll(
+        ":is(.dt-length label, .dt-search label, .dt-info, .dtsb-title)")) {
+      const part = control.textContent.trim();
+      if (part && !(apart(page, part) && apart(row.textContent, part))) found.push(part);
+    }
+  }
+  return found;
+}"""
 
 
 def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, base_url, browser):
     """Each kind of page at 1366 and 400 px, light and dark (screenshots in the artifacts): no
     page scrolls sideways at 400 px; in dark mode no light box inside the content; Korean in
     the item browser, the task page and the KLUE table wraps between words at 400 px; the status
-    page's run names and hashes never break inside an identifier; a prompted run's item browser
-    fits its column at 1366 px; and each
-    kind loads at most 1 MB gzip-compressed, its own data included (printed)."""
+    page's run names and hashes never break inside an identifier; the controls of an interactive
+    table (page length, search, count) read apart from each other and from the text around them
+    (the page's innerText, as a screen reader or a copy gets it); and each kind loads at most
+    1 MB gzip-compressed, its own data included (printed). The screenshots are those of
+    benchmarks/screenshots.py, in the artifacts folder (KLUEBOOK_TEST_ARTIFACTS names another)."""
     pages = page_weight.page_kinds(site)
-    assert {"results", "task page", "run page", "front page"} <= set(pages)
+    assert {"results", "task page", "run page", "front page", "status", "errata"} <= set(pages)
     problems = []
     for kind, path in pages.items():
         for viewport in (LAPTOP, NARROW):
             for mode in accessibility.MODES:
                 visit = Visit(browser, base_url + path, viewport, mode)
                 page = visit.page
-                name = f"{kind.replace(' ', '-')}-{viewport['width']}-{mode}.png"
-                page.screenshot(path=ARTIFACTS / name, full_page=True)
+                screenshots.shoot(page, kind, ARTIFACTS)
                 where = f"{kind} at {viewport['width']} px, {mode}"
                 if viewport is NARROW and not page.evaluate(NO_SIDEWAYS_SCROLL):
                     problems.append(f"{where}: the page scrolls sideways")
@@ -317,9 +363,8 @@ def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, ba
                 if viewport is NARROW:
                     broken = page.evaluate(MID_WORD_BREAKS, "#items tbody td, article p, td")
                     problems += [f"{where}: Korean broken inside a word: {t!r}" for t in broken]
-                wide = kind == "prompted run page" and viewport is LAPTOP
-                if wide and not page.evaluate(ITEMS_FIT):
-                    problems.append(f"{where}: the item browser is wider than its column")
+                glued = page.evaluate(CONTROLS_RUN_TOGETHER)
+                problems += [f"{where}: {t!r} runs into the text beside it" for t in glued]
                 if kind == "status":
                     broken = page.evaluate(MID_IDENTIFIER_BREAKS, "table.kluebook-fixed td")
                     problems += [f"{where}: an identifier broken inside: {t!r}" for t in broken]
@@ -331,6 +376,46 @@ def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, ba
             problems.append(f"{kind} loads {packed:,} bytes gzip-compressed")
         if any("fontawesome.js" in address for address in files):
             problems.append(f"{kind} loads the theme's Font Awesome script")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def every_task_site(site) -> Path:
+    """The html folder whose every run page's item browser is measured: KLUEBOOK_BROWSER_BOOK,
+    a default smoke book (`kluebook book`: every task, fine-tuned and prompted runs) built
+    already, else the two-task smoke site (its fine-tuned runs)."""
+    return Path(os.environ.get("KLUEBOOK_BROWSER_BOOK") or site)
+
+
+def test_every_item_browser_fits_its_column_on_a_laptop(every_task_site, browser):
+    """Every run page's item browser, fine-tuned and prompted, at 1366 px: the table no wider
+    than the article's column, its long texts closed or opened, no cell's content running out
+    of its cell or cut off; Korean breaks between words only, an item's key never inside. In
+    a book of every task (KLUEBOOK_BROWSER_BOOK), both kinds of run of each of the eight tasks
+    are measured."""
+    runs = sorted((every_task_site / "book" / "runs").glob("*/*.html"))
+    kinds = {(r.parent.name, "prompted" if "prompted" in r.name else "fine-tuned") for r in runs}
+    if os.environ.get("KLUEBOOK_BROWSER_BOOK"):
+        assert kinds == {(t, k) for t in all_tasks() for k in ("fine-tuned", "prompted")}
+    assert runs
+    problems = []
+    with accessibility.served(every_task_site) as url:
+        for path in runs:
+            where = path.relative_to(every_task_site).as_posix()
+            visit = open_items(browser, url + where)
+            page = visit.page
+            broken = page.evaluate(MID_WORD_BREAKS, "#items tbody td")
+            problems += [f"{where}: Korean broken inside a word: {t!r}" for t in broken]
+            # An item's key wraps after a separator if it must (klue-mrc-v1_dev_00000).
+            keys = page.evaluate(MID_IDENTIFIER_BREAKS, ["#items tbody td:first-child", "_:/.-"])
+            problems += [f"{where}: an item's key broken inside: {t!r}" for t in keys]
+            fit = page.evaluate(ITEMS_FIT)
+            measured = f"{where}: {fit['width']:.0f} px in a {fit['column']:.0f} px column"
+            print(f"\n{measured}")
+            if fit["width"] > fit["column"] + 1:
+                problems.append(measured)
+            problems += [f"{where}: a cell's content runs out of it: {t!r}" for t in fit["cut"]]
+            visit.close()
     assert not problems, "\n".join(problems)
 
 

@@ -28,7 +28,7 @@ import pandas as pd
 from itables import to_html_datatable
 from markupsafe import Markup
 
-from kluebook.book.table_assets import bundle_url
+from kluebook.book.table_assets import LANGUAGE, bundle_url
 from kluebook.book.templating import parts
 
 # Characters of one text shown in a cell (the downloads keep the whole text), and of a
@@ -114,6 +114,7 @@ def browser_html(
         classes="display compact",
         style="width:100%",
         layout={"top1": "searchBuilder"},
+        language=LANGUAGE,
         pageLength=PAGE_LENGTH,
         lengthMenu=LENGTHS,
         deferRender=True,

@@ -4,6 +4,7 @@ for an alternative statistic beside a misleadingly named one); and
 its interactive copy, a block column to filter and columns to sort within the blocks. This module
 chooses what the table shows; the template `klue_table.html` (`templating`) writes its HTML."""
 
+import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -171,18 +172,18 @@ class Section:
 
 @dataclass
 class _Block:
-    """A section as the table draws it: its kind (a class), its number (the interactive table's
-    block order) and its rows, each its head and its cells."""
+    """A section as the table draws it: its kind (a class) and its rows, each its head and its
+    cells."""
 
     section: Section
     kind: str
-    number: int
     rows: list[tuple[Markup, Markup]]
 
 
 def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
-    """The KLUE-style table: the plain table in blocks of rows, and its interactive copy (one
-    block column to filter by, columns sortable within each block: `table_assets`), then its
+    """The KLUE-style table: the plain table in blocks of rows, its interactive copy (one block
+    column to filter by, columns sortable within each block: `table_assets`) built from it in
+    the browser by `KLUE_TABLE_SCRIPT`, so that the page holds the table once, then its
     footnotes (no blank line, so Markdown keeps it one block)."""
     html = parts(TEMPLATE)
     cols = columns(tasks)
@@ -193,7 +194,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
     metrics_row = html.metrics_row([metric_head(t, m, page, marks) for t, m in cols])
     notes: dict[str, str] = {}
     blocks = []
-    for number, section in enumerate(sections):
+    for section in sections:
         kind = re.sub(r"[^a-z0-9]+", "-", section.title.lower().split(":")[0]).strip("-")
         best = emphasis(section.rows, cols) if section.mark_best else {}
         ties = runner_up_ties(section.rows, best, cols) if section.mark_best else {}
@@ -210,7 +211,7 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                 for t, m in cols
             )
             rows.append((row_head(row, notes), cells))
-        blocks.append(_Block(section, kind, number, rows))
+        blocks.append(_Block(section, kind, rows))
     footnotes = mark_notes([r for section in sections for r in section.rows], cols)
     footnotes += Markup("").join(
         html.source_note(mark, source, published_tables().get(source, {}))
@@ -223,9 +224,13 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
     name = "The KLUE table" + (f": {short_name(tasks[0])}" if len(tasks) == 1 else "")
     caption = html.caption(name)
     plain = html.plain_table(caption, tasks_row, metrics_row, blocks, 1 + len(cols))
-    inner = html.interactive_rows(caption, tasks_row, metrics_row, blocks, len(cols))
-    interactive = datatable("klue-table", inner, plain, page, TABLE_OPTIONS)
-    return str(html.klue_table(interactive, footnotes))  # into a page's Markdown
+    script = posixpath.relpath(KLUE_TABLE_SCRIPT, posixpath.dirname(page) or ".")
+    interactive = datatable("klue-table", caption, plain, page, TABLE_OPTIONS)
+    return str(html.klue_table(script, interactive, footnotes))  # into a page's Markdown
+
+
+# Where the site keeps the script that builds the interactive table from the plain one.
+KLUE_TABLE_SCRIPT = "_static/kluebook-klue-table.js"
 
 
 # The interactive KLUE table: every row on one page, sorted within its block (the blocks keep

@@ -22,6 +22,17 @@ from markupsafe import Markup
 BUNDLE_DIR = "_static/itables"
 INSTALLED = Path(itables.__file__).parent / "html"
 BUNDLE_FILES = ("dt_bundle.js", "dt_bundle.css")
+# DataTables' texts of its controls, each with a space at its ends: they read apart in the
+# page's text, a copy's or a screen reader's ("entries per page Search:", never
+# "entries per pageSearch:").
+LANGUAGE = {
+    "lengthMenu": "_MENU_ entries per page ",
+    "search": " Search: ",
+    "info": " Showing _START_ to _END_ of _TOTAL_ _ENTRIES-TOTAL_ ",
+    "infoEmpty": " Showing 0 to 0 of 0 _ENTRIES-TOTAL_ ",
+    "infoFiltered": " (filtered from _MAX_ total _ENTRIES-MAX_) ",
+    "searchBuilder": {"title": {"0": "Custom Search Builder ", "_": "Custom Search Builder (%d) "}},
+}
 # itables' loading notice, the body of its table until the script fills it.
 LOADING = re.compile(r"<tbody>\s*<tr>\s*<td[^>]*>.*?Loading ITables.*?</tbody>", re.DOTALL)
 
@@ -36,7 +47,7 @@ def datatable(table_id: str, inner: str, fallback: str, page: str, options: dict
     DataTables `options`, shown in place of the plain `fallback` table once the bundle has
     loaded; without a fallback ("") the table itself is the plain one until then. No blank line,
     so Markdown keeps it one HTML block."""
-    arguments = {"classes": [], "style": {}, **options}
+    arguments = {"classes": [], "style": {}, "language": LANGUAGE, **options}
     html = html_table_from_template(
         table_id=table_id,
         dt_url=bundle_url(page),
