@@ -26,7 +26,7 @@ from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 def main() -> None:
@@ -45,7 +45,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     template, prompting = task_prompting(args.task)
     task = get_task(args.task)
-    data = task.module.generate(seed=0, **task.smoke_data)
+    data = task_module(task).generate(seed=0, **task.smoke_data)
     train, dev = prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
     dev = dev[: args.items]
     shots = draw_demonstrations(train, args.shots, seed=0)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kluebook.prompting.registry import task_prompting
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 TASK = "toytopics"
 TEMPLATE = """\
@@ -67,7 +67,7 @@ def prompted_task(tmp_path_factory):
 def split_items(prompted_task):
     """(train items, dev items) of the task's smoke data, through its prompting module."""
     _, prompting = task_prompting(prompted_task)
-    data = get_task(prompted_task).module.generate(seed=0, train_size=40, dev_size=12)
+    data = task_module(get_task(prompted_task)).generate(seed=0, train_size=40, dev_size=12)
     return prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
 
 
@@ -103,7 +103,7 @@ def other_causal_folder(tmp_path_factory):
 def nli_causal_lm(tmp_path_factory, seed: int) -> Path:
     from kluebook.prompting import tiny_causal_lm
 
-    data = get_task("nli").module.generate(seed=0, train_size=40, dev_size=12)
+    data = task_module(get_task("nli")).generate(seed=0, train_size=40, dev_size=12)
     texts = [
         " ".join(str(value) for value in record.values()) for record in data["train"] + data["dev"]
     ]

@@ -8,7 +8,7 @@ from kluebook.prompting.degenerate import answer_spread, answers_digest, baselin
 from kluebook.prompting.registry import task_prompting
 from kluebook.results.degenerate import degenerate_reasons, same_answers
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 NLI = get_task("nli")
 
@@ -33,7 +33,7 @@ class OneAnswer:
 
 
 def nli_split():
-    data = NLI.module.generate(seed=0, train_size=60, dev_size=40)
+    data = task_module(NLI).generate(seed=0, train_size=60, dev_size=40)
     _, prompting = task_prompting("nli")
     return data["dev"], prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
 

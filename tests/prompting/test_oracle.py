@@ -17,7 +17,7 @@ import pytest
 from kluebook.common.json_files import read_jsonl, write_jsonl
 from kluebook.prompting.registry import task_prompting
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import all_tasks, get_task
+from kluebook.tasks import all_tasks, get_task, task_module
 from kluebook.tasks.prompt_answers import answer_text, other_than
 from kluebook.tasks.prompt_items import Ungrounded, template_names
 
@@ -43,7 +43,7 @@ def task_name(request):
 
 @cache
 def smoke_dev(task_name: str) -> list[dict]:
-    return get_task(task_name).module.generate(seed=0)["dev"]
+    return task_module(get_task(task_name)).generate(seed=0)["dev"]
 
 
 @pytest.fixture(
@@ -54,7 +54,7 @@ def dev(request, task_name, klue_file):
     if request.param == "smoke":
         return smoke_dev(task_name)
     task = get_task(task_name)
-    return task.module.read_official(klue_file(*real_dev_candidates(task.files["dev"])))
+    return task_module(task).read_official(klue_file(*real_dev_candidates(task.files["dev"])))
 
 
 def official(task, scores: dict) -> dict:
@@ -88,7 +88,9 @@ def scored(task_name: str, records: list[dict], items, lines: list) -> tuple[dic
 
 def maximum(task_name: str, records: list[dict]) -> dict:
     task = get_task(task_name)
-    return official(task, score_predictions(task, records, task.module.gold_predictions(records)))
+    return official(
+        task, score_predictions(task, records, task_module(task).gold_predictions(records))
+    )
 
 
 def peaked(choices: tuple[str, ...], on: str) -> dict[str, float]:

@@ -11,7 +11,7 @@ import pytest
 
 from kluebook.book import build
 from kluebook.recording import code_closure, fingerprints
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, notebook_path
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_a_module_a_notebook_cell_imports_reaches_the_run_fingerprint(package, t
     folder = tmp_path / "ynat"
     shutil.copytree(get_task("ynat").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
     task = dataclasses.replace(get_task("ynat"), folder=folder)
-    notebook = nbformat.read(get_task("ynat").notebook_path, as_version=4)
+    notebook = nbformat.read(notebook_path(get_task("ynat")), as_version=4)
     (package / "extra.py").write_text("VALUE = 1\n")
     nbformat.write(notebook, folder / "notebook.ipynb")  # the task's own notebook comes first
     assert "kluebook.extra" not in _run_module_names(task)

@@ -29,7 +29,7 @@ from kluebook.results.aggregation import (
 from kluebook.results.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
 from kluebook.results.sensitivity import sweeps
 from kluebook.results.uncertainty import resolution_text, scores_text
-from kluebook.tasks import Task, all_tasks
+from kluebook.tasks import Task, all_tasks, card_path
 
 # How the runs list names the configuration of runs made with their profile's recipe.
 PROFILE_RECIPE = "the profile's recipe"
@@ -42,7 +42,7 @@ def results_title(task: Task) -> str:
 def card_summary(task: Task) -> str:
     """The opening of the task's card after its title: its first paragraph, and the English one
     after it where the first is the Korean summary (`language-ko`)."""
-    text = task.card_path.read_text(encoding="utf-8")
+    text = card_path(task).read_text(encoding="utf-8")
     body = re.sub(r"^#[^\n]*\n", "", text.strip(), count=1).strip()
     paragraphs = body.split("\n\n")
     count = 2 if paragraphs[0].startswith(":::{container} language-ko") else 1

@@ -16,7 +16,7 @@ from kluebook.cli.options import (
 from kluebook.common.errors import KluebookError
 
 PREDICTION_LINES = "\n\n".join(
-    f"{name}: `{task.predictions['line']}`" for name, task in registered_tasks().items()
+    f"{name}: `{task.predictions.line}`" for name, task in registered_tasks().items()
 )
 
 SCORE_HELP = (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.registry import task_prompting
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, PromptTemplate
 from kluebook.training.tiny_model import TINY_CAUSAL_LM
 
@@ -75,7 +75,7 @@ def check_template(task_name: str, template: PromptTemplate) -> None:
 def first_item(task_name: str):
     """A task's first generated dev item, as its prompting module makes it."""
     _, prompting = task_prompting(task_name)
-    first = get_task(task_name).module.generate(seed=0)["dev"][:1]
+    first = task_module(get_task(task_name)).generate(seed=0)["dev"][:1]
     return prompting.prompt_items(first)[0]
 
 

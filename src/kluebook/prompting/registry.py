@@ -5,7 +5,7 @@ import importlib
 from functools import cache
 
 from kluebook.common.errors import KluebookError
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_package
 from kluebook.tasks.prompt_items import (
     DEFAULT_TEMPLATE,
     PROMPTING_INTERFACE,
@@ -24,7 +24,7 @@ def task_prompting(
     `TaskPrompting`."""
     task = get_task(task_name)
     loaded = load_template(template_path(task.folder, template))
-    package = task.package.__name__
+    package = task_package(task).__name__
     module = importlib.import_module(f"{package}.prompting")
     missing = [name for name in PROMPTING_INTERFACE if not callable(getattr(module, name, None))]
     if missing:

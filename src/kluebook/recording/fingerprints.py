@@ -18,6 +18,7 @@ from kluebook.common.paths import PROMPTED_NOTEBOOK
 from kluebook.common.repository import without_install_address
 from kluebook.data.loading import file_sha256
 from kluebook.recording.code_closure import PARSING, closure, file_imports, notebook_imports
+from kluebook.tasks import notebook_path
 from kluebook.tasks.prompt_items import (
     DEFAULT_TEMPLATE,
     TEMPLATES_FOLDER,
@@ -98,7 +99,7 @@ def task_imports(task) -> list[str]:
 
 def method_notebook(task, method: str = FINE_TUNED) -> Path:
     """The notebook a run of `task` made by `method` executes."""
-    return PROMPTED_NOTEBOOK if method == PROMPTED else task.notebook_path
+    return PROMPTED_NOTEBOOK if method == PROMPTED else notebook_path(task)
 
 
 def run_modules(task, method: str = FINE_TUNED) -> list[tuple[str, Path]]:
