@@ -16,7 +16,7 @@ from filelock import FileLock
 from kluebook.book.build import copy_sources
 from kluebook.common.paths import CHECKOUT, KLUE_DATA
 from kluebook.recording import fingerprints
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, task_module
 
 # A guard against a hung command, far above the longest one (a sweep of every smoke task).
 CLI_TIMEOUT_S = 1800
@@ -457,7 +457,7 @@ def smoke_dev():
 
     def get(task: str):
         if task not in cache:
-            module = all_tasks()[task].module
+            module = task_module(all_tasks()[task])
             records = module.generate(seed=5, **all_tasks()[task].smoke_data)["dev"]
             rows = bootstrap_speed.imperfect_predictions(
                 task, module.gold_predictions(records), random.Random(7)

@@ -77,7 +77,9 @@ def test_a_circle_between_two_modules_breaks_them(tmp_path):
 def test_an_import_up_the_layers_for_annotations_only_breaks_them_too(tmp_path):
     # The types a lower layer names are below it (a task: kluebook.task_types), so the contracts
     # count the imports under `if TYPE_CHECKING:` like any other.
-    line = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kluebook.tasks import Task"
+    line = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kluebook.tasks import Task"
+    )
     done = lint_imports(with_imports(tmp_path, data__loading=line), ROOT / "pyproject.toml")
     assert done.returncode == 1
     assert "kluebook.data.loading -> kluebook.tasks" in done.stdout

@@ -8,7 +8,7 @@ import re
 
 from kluebook.book.klue_table import metrics_anchor
 from kluebook.book.myst import code
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.results.calibration import CORRECTIONS
 from kluebook.tasks import Task, card_path
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER, template_names
@@ -106,7 +106,8 @@ def prompted_section(task: Task) -> str:
             "evaluated fine-tuned only ({ref}`Prompting KLUE <prompting>` says what a template "
             "holds).\n\n"
         )
-    template, prompting = task_prompting(task.name)
+    template = task_template(task.name)
+    prompting = task_prompting(task.name)
     if template.mode == "rank":
         mode = (
             "**Answer mode: ranking.** The model writes nothing: the log-likelihood of every "
@@ -159,7 +160,7 @@ def template_table(task_name: str, names: list[str]) -> str:
     """The task's templates, one row each: its instruction, answer prefix and answer words."""
     rows = []
     for name in names:
-        template, _ = task_prompting(task_name, name)
+        template = task_template(task_name, name)
         instruction = " ".join(template.instruction.split())
         words = ", ".join(f"{a} → {w}" for a, w in template.answer_words.items()) or "the task's"
         named = code(name).replace("|", "\\|")  # a pipe in a table's cell, even in code

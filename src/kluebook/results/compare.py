@@ -104,7 +104,8 @@ def configuration_runs(task: Task, records: list[RunRecord], name: str) -> list[
     if len(kinds) > 1:
         shown = "; ".join("/".join(str(part) for part in kind) for kind in sorted(kinds))
         raise KluebookError(f"{name!r} names several configurations: {shown}")
-    return pooled(chosen, code_today(chosen))[0]  # the runs its table cell pools
+    runs, _ = pooled(chosen, code_today(chosen))  # the runs its table cell pools
+    return runs
 
 
 def from_records(task: Task, records: list[RunRecord], a: str, b: str, root: Path = ROOT):

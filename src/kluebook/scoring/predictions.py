@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
@@ -55,20 +56,29 @@ def score_predictions(
     return task_module(task).score(gold, index_predictions(task, gold, rows), switches)
 
 
+@dataclass(frozen=True)
+class ScoredFile:
+    """A predictions file scored (`score_file`): the gold records, the file's prediction rows
+    and their official metrics."""
+
+    records: list[dict]
+    rows: list[dict]
+    metrics: dict
+
+
 def score_file(
     task: Task,
     pred: str | Path,
     gold: str | Path | None = None,
     switches: Mapping[str, object] = NO_SWITCHES,
-) -> tuple[list[dict], list[dict], dict]:
-    """Score a JSON Lines predictions file against an official gold file or the hub split: the
-    gold records, the prediction rows and their official metrics."""
+) -> ScoredFile:
+    """Score a JSON Lines predictions file against an official gold file or the hub split."""
     if gold:
         records = task_module(task).read_official(gold)
     else:
         records = load_split(task, "dev", "hub", None)
     rows = read_jsonl(pred)
-    return records, rows, score_predictions(task, records, rows, switches)
+    return ScoredFile(records, rows, score_predictions(task, records, rows, switches))
 
 
 def undefined_metrics(metrics: dict) -> list[str]:
