@@ -86,7 +86,7 @@ def _copy_of(task, tmp_path):
     """The task with its folder copied, so that its code can be edited in the test."""
     folder = tmp_path / task.name
     shutil.copytree(task.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return dataclasses.replace(task, folder=folder)
+    return task.model_copy(update={"folder": folder})
 
 
 def test_the_run_code_hash_follows_what_the_tasks_code_does_and_its_version(tmp_path):

@@ -1,4 +1,4 @@
-"""The task interface is one typed definition, `kluebook.tasks.interface.TaskModule`, read from
+"""The task interface is one typed definition, `kluebook.task_types.interface.TaskModule`, read from
 a task folder's data.py and synthetic.py and checked when first asked for; a task.yaml is checked
 by a schema that refuses unknown keys. Either problem stops with one line naming the file."""
 

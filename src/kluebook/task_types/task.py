@@ -111,17 +111,19 @@ class TaskEntry(_Entry):
 class Task(TaskEntry):
     """A registered task: its task.yaml's validated fields, its name and its folder. The registry
     that made it (`kluebook.tasks.load_task`) gives it the reader of its code, which
-    `task_module` calls."""
+    `task_module` calls: the layers below the registry reach a task's code through it."""
 
     name: str
     folder: Path
     hub_config: str  # the entry's, or the folder's name
-    _read_module: Callable[["Task"], TaskModule] = PrivateAttr()
+    _read_module: Callable[["Task"], TaskModule] | None = PrivateAttr(default=None)
 
 
 def task_module(task: Task) -> TaskModule:
     """The task's interface: file formats, scoring and smoke-data generator, read from its folder
     and checked by the registry when first asked for (a one-line error if it lacks a function)."""
+    if task._read_module is None:
+        raise KluebookError(f"task {task.name!r} was not loaded by the registry (kluebook.tasks)")
     return task._read_module(task)
 
 
