@@ -86,12 +86,12 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
     page = task_page(task)
     metrics = "; ".join(f"{m.label} (`{m.key}`)" for m in task.metrics)
     selection = next((m.label for m in task.metrics if m.key == task.selection_metric), None)
-    mine = [r for r in rows if any(k[0] == task.name for k in r.cells)]
-    theirs = [r for r in published if any(k[0] == task.name for k in r.cells)]
+    mine = [r for r in rows if any(name == task.name for name, _ in r.cells)]
+    theirs = [r for r in published if any(name == task.name for name, _ in r.cells)]
     reference = [
         r
         for r in published_rows(published_scores("original"))
-        if any(k[0] == task.name for k in r.cells)
+        if any(name == task.name for name, _ in r.cells)
     ]
     sections = sections_for(mine, theirs, reference)
     methods = f"methods-{task.name}"
