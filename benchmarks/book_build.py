@@ -93,8 +93,8 @@ def floor_scores(task: str, records: list[dict]) -> str:
     if prompted:
         return f"{len(records)} runs (prompted: shots, templates and seeds)"
     floor = get_task(name).smoke_floor
-    scores = " / ".join(f"{r['metrics'][floor['metric']]:.1f}" for r in records)
-    return f"{floor['metric']} {scores} (floor {floor['value']:g})"
+    scores = " / ".join(f"{r['metrics'][floor.metric]:.1f}" for r in records)
+    return f"{floor.metric} {scores} (floor {floor.value:g})"
 
 
 def clone_at(repo: Path, dest: Path, commit: str | None = None) -> Path:

@@ -23,7 +23,7 @@ from importlib import import_module
 from kluebook.common.paths import KLUE_DATA
 from kluebook.scoring import bootstrap
 from kluebook.scoring.predictions import index_predictions
-from kluebook.tasks import Task, all_tasks
+from kluebook.tasks import Task, all_tasks, task_module
 
 # The official v1.1 dev sizes, in each task's unit (WoS: dialogues).
 DEV_SIZES = {
@@ -84,10 +84,12 @@ def dev_set(task: Task) -> tuple[list[dict], str]:
     official = KLUE_DATA / task.files["dev"]
     for path in (official, official.with_suffix(".partial" + official.suffix)):
         if path.is_file():
-            return task.module.read_official(path), "real"
+            return task_module(task).read_official(path), "real"
     train_key, dev_key, per = _SIZES.get(task.name, ("train_size", "dev_size", 1))
     size = DEV_SIZES[task.name]
-    records = task.module.generate(seed=0, **{train_key: 10, dev_key: size // per + 50})["dev"]
+    records = task_module(task).generate(seed=0, **{train_key: 10, dev_key: size // per + 50})[
+        "dev"
+    ]
     return records[:size], "generated"
 
 
@@ -101,8 +103,10 @@ def main() -> None:
     for name in arguments.tasks.split(","):
         task = all_tasks()[name]
         records, origin = dev_set(task)
-        rows = imperfect_predictions(name, task.module.gold_predictions(records), random.Random(0))
-        metrics = task.module.score(records, index_predictions(task, records, rows))
+        rows = imperfect_predictions(
+            name, task_module(task).gold_predictions(records), random.Random(0)
+        )
+        metrics = task_module(task).score(records, index_predictions(task, records, rows))
         start = time.perf_counter()  # what finish_run adds to a run: the metrics are at hand
         outcome = bootstrap.run_intervals(task, records, rows, metrics)
         seconds = time.perf_counter() - start

@@ -34,7 +34,7 @@ from transformers import (
 
 from kluebook.data.loading import generated_data_dir
 from kluebook.notebook.steps import seed_everything
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.training.fine_tuning import fine_tune, load_tokenizer, steps_per_epoch, tokenize
 from kluebook.training.recipes import resolve_recipe
 from kluebook.training.tiny_model import build_tiny_model
@@ -46,7 +46,7 @@ OFFICIAL_OPTIMIZER = {"optimizer": "adamw_transformers3", "fused_adamw": False}
 
 def records(task_name: str, split: str, limit: int | None = None) -> list[dict]:
     task = get_task(task_name)
-    rows = task.module.read_official(generated_data_dir(task) / task.files[split])
+    rows = task_module(task).read_official(generated_data_dir(task) / task.files[split])
     return rows[:limit] if limit else rows
 
 

@@ -21,7 +21,7 @@ from kluebook.data.loading import file_sha256
 from kluebook.errata.corrections import corrected_values
 from kluebook.errata.manifest import manifest
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bootstrap_speed import imperfect_predictions
@@ -38,11 +38,11 @@ def main() -> None:
         if not path.is_file():
             print(f"\n{name}: no real dev file here ({task.files['dev']}): not measured")
             continue
-        gold, sha = task.module.read_official(path), file_sha256(path)
+        gold, sha = task_module(task).read_official(path), file_sha256(path)
         predictions = {
-            "v1.1 gold": task.module.gold_predictions(gold),
+            "v1.1 gold": task_module(task).gold_predictions(gold),
             f"gold with errors (seed {seed})": imperfect_predictions(
-                name, task.module.gold_predictions(gold), random.Random(seed)
+                name, task_module(task).gold_predictions(gold), random.Random(seed)
             ),
         }
         print(f"\n{name}: {len(gold):,} dev items, {path.name} sha256 {sha[:12]}")

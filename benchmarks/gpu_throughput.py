@@ -33,7 +33,7 @@ import torch
 
 from kluebook.common.paths import KLUE_DATA
 from kluebook.data.loading import generated_data_dir
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, task_module
 from kluebook.training import speed
 from kluebook.training.recipes import official_recipe
 
@@ -124,11 +124,11 @@ def load_text(task) -> tuple[list, int, str]:
             path = KLUE_DATA / candidate
             if path.is_file():
                 try:
-                    records = task.module.read_official(path)
+                    records = task_module(task).read_official(path)
                     return task_texts(task.name, records), len(records), f"real {split}"
                 except Exception:  # a reduced copy without the fields we read: try the next
                     continue
-    records = task.module.read_official(generated_data_dir(task) / task.files["train"])
+    records = task_module(task).read_official(generated_data_dir(task) / task.files["train"])
     return task_texts(task.name, records), len(records), "generated"
 
 

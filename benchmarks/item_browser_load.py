@@ -42,7 +42,9 @@ SIDE_BY_SIDE_RUNS = 4
 def predictions(task, records: list[dict], offset: int = 0) -> list[dict]:
     """The gold as predictions, every `WRONG_EVERY`th one (from `offset`) changed to another
     item's answer."""
-    lines = task.module.gold_predictions(records, {})
+    from kluebook.tasks import task_module
+
+    lines = task_module(task).gold_predictions(records, {})
     for i in range(offset, len(lines), WRONG_EVERY):
         other = lines[(i + 1) % len(lines)]
         lines[i] = {**other, "guid": lines[i]["guid"]}
@@ -55,7 +57,7 @@ def write_site(folder: Path) -> dict[str, tuple[str, int]]:
 
     from kluebook.book.item_browser import browser_html
     from kluebook.results.items import items_frame
-    from kluebook.tasks import get_task
+    from kluebook.tasks import get_task, task_module
 
     static = folder / "_static" / "itables"
     static.mkdir(parents=True)
@@ -67,10 +69,10 @@ def write_site(folder: Path) -> dict[str, tuple[str, int]]:
     pages = {}
     for name, size in SIZES.items():
         task = get_task(name)
-        generated = task.module.generate(seed=0, **size)["dev"]
+        generated = task_module(task).generate(seed=0, **size)["dev"]
         official = folder / "data" / task.files["dev"]
-        task.module.write_official(generated, official)
-        records = task.module.read_official(official)
+        task_module(task).write_official(generated, official)
+        records = task_module(task).read_official(official)
         frame = items_frame(task, predictions(task, records), records)
         docname = f"book/runs/{name}/paper-benchmark-seed1"
         table = browser_html(frame, "items", docname, f"The {len(frame):,} dev items")

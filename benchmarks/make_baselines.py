@@ -38,7 +38,7 @@ from sklearn.preprocessing import normalize
 
 from kluebook import __version__
 from kluebook.submissions.check import gold_file
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 DATE = "2026-12-07"  # when these recipes' predictions were first made; a rerun gives the same
 TOOL = "kluebook benchmarks/make_baselines.py"
@@ -63,7 +63,7 @@ DP_ROOT_RELATION = "VP"
 
 def records(task_name: str, split: str, data_dir: Path) -> list[dict]:
     task = get_task(task_name)
-    return task.module.read_official(gold_file(task, data_dir, split).path)
+    return task_module(task).read_official(gold_file(task, data_dir, split).path)
 
 
 def write_submission(folder: Path, metadata: dict, predictions: dict[str, list[dict]]) -> None:

@@ -20,13 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from kluebook.prompting.answering import answer_items, continuation
+from kluebook.prompting.answering import RankRequest, answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 def main() -> None:
@@ -43,9 +43,10 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    template, prompting = task_prompting(args.task)
+    template = task_template(args.task)
+    prompting = task_prompting(args.task)
     task = get_task(args.task)
-    data = task.module.generate(seed=0, **task.smoke_data)
+    data = task_module(task).generate(seed=0, **task.smoke_data)
     train, dev = prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
     dev = dev[: args.items]
     shots = draw_demonstrations(train, args.shots, seed=0)
@@ -194,7 +195,7 @@ def measure_gpu(args, texts, max_new_tokens) -> None:
         f"generate {(prompt_tokens + new) / seconds:,.0f} tokens/s "
         f"({prompt_tokens} prompt + {new} new tokens, {seconds:.2f} s)"
     )
-    requests = [(p, [" 정치"]) for p in prompts]
+    requests = [RankRequest(p, [" 정치"]) for p in prompts]
     torch.cuda.synchronize()
     start = time.perf_counter()
     lm.loglikelihoods(requests)

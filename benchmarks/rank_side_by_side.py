@@ -100,13 +100,15 @@ class RequestSet:
     def __init__(self, task: str, shots: int, items: int):
         from kluebook.prompting.answering import continuation
         from kluebook.prompting.demonstrations import draw_demonstrations
-        from kluebook.prompting.registry import task_prompting
+        from kluebook.prompting.registry import task_prompting, task_template
         from kluebook.prompting.render import render_prompt
-        from kluebook.tasks import get_task
+        from kluebook.tasks import get_task, task_module
 
-        self.template, self.prompting = task_prompting(task)
+        self.template = task_template(task)
+
+        self.prompting = task_prompting(task)
         definition = get_task(task)
-        data = definition.module.generate(seed=0, **definition.smoke_data)
+        data = task_module(definition).generate(seed=0, **definition.smoke_data)
         train = self.prompting.prompt_items(data["train"])
         self.items = self.prompting.prompt_items(data["dev"])[:items]
         self.shots = draw_demonstrations(train, shots, seed=0)

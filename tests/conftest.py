@@ -17,7 +17,7 @@ from support import prompted
 from kluebook.book.build import copy_sources
 from kluebook.common.paths import CHECKOUT, KLUE_DATA
 from kluebook.recording import fingerprints
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, task_module
 
 # The tiny causal LMs of the prompted track's runs (tests/support/prompted.py), for every folder.
 causal_folder = prompted.causal_folder
@@ -462,7 +462,7 @@ def smoke_dev():
 
     def get(task: str):
         if task not in cache:
-            module = all_tasks()[task].module
+            module = task_module(all_tasks()[task])
             records = module.generate(seed=5, **all_tasks()[task].smoke_data)["dev"]
             rows = bootstrap_speed.imperfect_predictions(
                 task, module.gold_predictions(records), random.Random(7)

@@ -8,7 +8,7 @@ import pytest
 from conftest import load_script
 
 from kluebook.common.paths import CHECKOUT
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.dp.metric import DEPRELS
 
 SCRIPT = (CHECKOUT or Path.cwd()) / "benchmarks" / "make_baselines.py"
@@ -25,7 +25,7 @@ def reduced_copies(root: Path, seed: int, shuffle_dev_labels: bool) -> Path:
     rng = random.Random(seed)
     for name in ("ynat", "nli", "sts"):
         task = get_task(name)
-        data = task.module.generate(seed=seed, **task.smoke_data)
+        data = task_module(task).generate(seed=seed, **task.smoke_data)
         if shuffle_dev_labels:
             field = {"ynat": "label", "nli": "gold_label", "sts": "labels"}[name]
             labels = [record[field] for record in data["dev"]]
@@ -36,7 +36,7 @@ def reduced_copies(root: Path, seed: int, shuffle_dev_labels: bool) -> Path:
         for split in ("train", "dev"):
             path = root / task.files[split].replace(".json", ".partial.json")
             path.parent.mkdir(parents=True, exist_ok=True)
-            task.module.write_official(data[split], path)
+            task_module(task).write_official(data[split], path)
     return root
 
 
@@ -47,7 +47,9 @@ def test_the_trained_baselines_never_see_a_dev_label(baselines, tmp_path):
     _, again = baselines.tfidf(shuffled)
     assert again == predictions
     assert metadata["dev_data_used"] is False and metadata["parameters"] > 0
-    dev = get_task("ynat").module.read_official(plain / "ynat-v1.1" / "ynat-v1.1_dev.partial.json")
+    dev = task_module(get_task("ynat")).read_official(
+        plain / "ynat-v1.1" / "ynat-v1.1_dev.partial.json"
+    )
     assert [row["guid"] for row in predictions["ynat"]] == [r["guid"] for r in dev]
     assert all(0 <= row["score"] <= 5 for row in predictions["sts"])
 

@@ -10,7 +10,7 @@ from conftest import valid_record
 
 from kluebook.common.paths import CHECKOUT
 from kluebook.recording.records import write_record
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, card_path
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -76,7 +76,7 @@ def test_every_task_card_opens_with_a_korean_summary_linked_to_the_glossary():
     assert {"어절", "형태소", "개체명", "의존 구문 분석", "관계 추출", "기계 독해"} <= terms
     assert {"대화 상태 추적", "자연어 추론", "의미 유사도", "주제 분류"} <= terms
     for task in all_tasks().values():
-        card = task.card_path.read_text(encoding="utf-8")
+        card = card_path(task).read_text(encoding="utf-8")
         title, blank, opener, summary, closer = card.splitlines()[:5]
         assert (title, blank, opener, closer) == (
             f"# {task.title}",

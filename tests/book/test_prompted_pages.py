@@ -13,7 +13,7 @@ from kluebook.book import pages, registry_pages, results_page, run_pages
 from kluebook.book.klue_table import sections_for, table_html
 from kluebook.common.paths import CONFIGS
 from kluebook.methods.prompted import template_digest
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.recording import fingerprints
 from kluebook.results import aggregation
 from kluebook.running import run_plan
@@ -199,7 +199,8 @@ def test_a_prompted_smoke_run_page_says_how_it_was_made():
 
 def test_every_methods_page_says_how_its_task_is_prompted_from_its_template():
     for task in all_tasks().values():
-        template, prompting = task_prompting(task.name)
+        template = task_template(task.name)
+        prompting = task_prompting(task.name)
         page = registry_pages.methods_page(task)
         section = page.split(f"(methods-{task.name}-prompted)=\n## Prompted evaluation\n")[1]
         section = section.split("\n## ")[0]

@@ -19,7 +19,7 @@ from kluebook.common.json_files import write_jsonl
 from kluebook.data.loading import load_split
 from kluebook.results import items
 from kluebook.scoring.predicted_labels import label_lines
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, notebook_path, task_module, task_package
 
 PAGE = "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb"
 
@@ -28,14 +28,16 @@ def ynat_run(root: Path, wrong: int = 3, **fields):
     """A YNAT smoke run in the book root `root`: its kept notebook, and predictions that are
     the gold but for the first `wrong` items; its spec and record."""
     run = spec()
-    lines = run.task.module.gold_predictions(load_split(run.task, "dev", "generated", None), {})
+    lines = task_module(run.task).gold_predictions(
+        load_split(run.task, "dev", "generated", None), {}
+    )
     for line in lines[:wrong]:
         line["label"] = "경제" if line["label"] != "경제" else "정치"
     predictions = root / "results/smoke/ynat/run.predictions.jsonl"
     predictions.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(predictions, lines)
     kept = root / "results/smoke/ynat/run.ipynb"
-    nbformat.write(nbformat.read(run.task.notebook_path, as_version=4), kept)
+    nbformat.write(nbformat.read(notebook_path(run.task), as_version=4), kept)
     made = {"notebook": PAGE, "executed": "results/smoke/ynat/run.ipynb"}
     made["predictions"] = "results/smoke/ynat/run.predictions.jsonl"
     return run, record_of(run, **{**made, **fields})
@@ -155,7 +157,7 @@ def test_a_classifiers_lines_carry_the_probability_of_their_label_which_the_brow
 def test_each_kind_of_prediction_has_its_text_gold_and_confidence(tmp_path, task_name):
     task = get_task(task_name)
     gold = load_split(task, "dev", "generated", None)
-    lines = task.module.gold_predictions(gold[:5], {})
+    lines = task_module(task).gold_predictions(gold[:5], {})
     path = tmp_path / "results/predictions.jsonl"
     write_jsonl(path, lines)
     record = valid_record({"task": task_name, "predictions": "results/predictions.jsonl"})
@@ -193,7 +195,7 @@ def test_predictions_whose_gold_cannot_be_read_are_shown_alone(tmp_path):
 def test_a_prompted_runs_items_show_the_raw_answer_and_whether_it_could_be_read(tmp_path):
     task = get_task("nli")
     gold = load_split(task, "dev", "generated", None)[:3]
-    lines = task.module.gold_predictions(gold, {})
+    lines = task_module(task).gold_predictions(gold, {})
     lines = [
         {**lines[0], "raw_answer": " 함의"},
         {**lines[1], "label": "neutral", "unparsable": True, "raw_answer": "모르겠다"},
@@ -231,7 +233,7 @@ def test_an_item_is_right_as_kluebook_compare_counts_it(tmp_path):
 def test_the_top_answers_are_res_most_probable_relations_or_a_ranked_runs_choices():
     re_task = get_task("re")
     gold = load_split(re_task, "dev", "generated", None)[:1]
-    relations = re_task.package.data.RELATIONS
+    relations = task_package(re_task).data.RELATIONS
     probs = [0.0] * len(relations)
     probs[3], probs[7], probs[0], probs[9] = 0.5, 0.3, 0.15, 0.05
     line = {"guid": gold[0]["guid"], "label": relations[3], "probs": probs}
@@ -253,7 +255,7 @@ def test_the_top_answers_are_res_most_probable_relations_or_a_ranked_runs_choice
 def test_a_prompted_items_prompt_and_raw_answer_are_collapsed_in_its_cell():
     task = get_task("nli")
     gold = load_split(task, "dev", "generated", None)[:2]
-    lines = task.module.gold_predictions(gold, {})
+    lines = task_module(task).gold_predictions(gold, {})
     long_answer = "이 문장은 앞 문장과 같은 뜻이므로 답은 함의입니다. " * 3
     lines = [
         {**lines[0], "raw_answer": long_answer, "item_prompt": "전제: 하나\n가설: 둘\n답:"},

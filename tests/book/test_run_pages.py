@@ -16,7 +16,7 @@ from kluebook.common.paths import ROOT, scrub
 from kluebook.recording import kept_notebook, provenance, records
 from kluebook.results import aggregation
 from kluebook.running import run_plan, run_spec
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, notebook_path
 
 
 def spec(**extra):
@@ -299,7 +299,7 @@ def test_a_stale_runs_page_shows_the_values_its_record_holds_not_todays(tmp_path
     """A run made by an older notebook and recipe: its page shows the notebook defaults it ran
     with (its kept notebook) and the recipe values its record holds, while today's differ."""
     run = spec()
-    executed = nbformat.read(run.task.notebook_path, as_version=4)
+    executed = nbformat.read(notebook_path(run.task), as_version=4)
     cell = next(c for c in executed.cells if "parameters" in c.metadata.get("tags", []))
     assert "dev_limit: int = 0  #" in cell.source  # today's default
     cell.source = cell.source.replace("dev_limit: int = 0  #", "dev_limit: int = 7  #")

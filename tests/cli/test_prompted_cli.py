@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kluebook.common.paths import KLUE_DATA
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_template
 from kluebook.tasks import get_task
 from kluebook.training import checkpoints
 
@@ -287,7 +287,7 @@ def test_the_paper_prompted_matrix_runs_on_the_official_files(
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "2 succeeded, 0 skipped (up to date), 0 failed" in result.stdout
-    prefix = task_prompting("nli")[0].answer_prefix
+    prefix = task_template("nli").answer_prefix
     slug = checkpoints.model_slug(str(causal_folder))
     train = len(json.loads((KLUE_DATA / "klue-nli-v1.1/klue-nli-v1.1_train.json").read_text()))
     for shots in (0, 5):

@@ -8,7 +8,7 @@ import pytest
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl, write_jsonl
 from kluebook.notebook.steps import Run
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.dp.metric import DEPRELS
 from kluebook.tasks.ynat import data as ynat
 from kluebook.tasks.ynat import synthetic as synthetic_ynat
@@ -87,8 +87,8 @@ def ner_files(tmp_path):
     """A small NER dev file and predictions that carry the boundary tags, one sentence's
     last padded position predicted as an entity (which the official code scores)."""
     task = get_task("ner")
-    gold = task.module.generate(seed=3, train_size=1, dev_size=30)["dev"]
-    task.module.write_official(gold, tmp_path / "ner_dev.tsv")
+    gold = task_module(task).generate(seed=3, train_size=1, dev_size=30)["dev"]
+    task_module(task).write_official(gold, tmp_path / "ner_dev.tsv")
     lines = [{"guid": r["guid"], "tags": r["tags"], "boundary": ["O", "O"]} for r in gold]
     lines[0]["boundary"] = ["O", "B-PS"]
     write_jsonl(tmp_path / "with_boundary.jsonl", lines)
@@ -161,10 +161,10 @@ def test_corrected_prints_each_errata_value_beside_the_official_ones(
     kluebook, book_sources, tmp_path
 ):
     task = get_task("dp")
-    records = task.module.generate(seed=2, train_size=1, dev_size=20)["dev"]
+    records = task_module(task).generate(seed=2, train_size=1, dev_size=20)["dev"]
     gold = tmp_path / "dp_dev.tsv"
-    task.module.write_official(records, gold)
-    rows = task.module.gold_predictions(records)
+    task_module(task).write_official(records, gold)
+    rows = task_module(task).gold_predictions(records)
     rows[0]["heads"] = [0] * len(rows[0]["heads"])  # wrong heads: PAD predictions
     pred = tmp_path / "pred.jsonl"
     write_jsonl(pred, rows)
@@ -192,10 +192,10 @@ def test_corrected_prints_a_naming_problem_s_value_as_an_alternative_not_a_corre
     kluebook, book_sources, tmp_path
 ):
     task = get_task("wos")
-    records = task.module.generate(seed=2, train_dialogues=1, dev_dialogues=4)["dev"]
+    records = task_module(task).generate(seed=2, train_dialogues=1, dev_dialogues=4)["dev"]
     gold = tmp_path / "wos-v1.1_dev.json"
     gold.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
-    rows = task.module.gold_predictions(records)
+    rows = task_module(task).gold_predictions(records)
     for row in rows[::2]:
         row["state"] = row["state"][:1]  # every other turn keeps one slot of its state
     pred = tmp_path / "pred.jsonl"

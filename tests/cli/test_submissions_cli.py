@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kluebook.common.paths import CHECKOUT
+from kluebook.tasks import task_module
 
 SUBMISSIONS = (CHECKOUT or Path.cwd()) / "submissions"
 BASELINES = ("majority-baseline", "tfidf-baseline", "next-eojeol-baseline")
@@ -92,8 +93,10 @@ def test_score_writes_the_record_once(kluebook, book_sources, tmp_path):
 
     task = get_task("sts")
     data = tmp_path / "data"
-    records = task.module.generate(seed=4, **task.smoke_data)["dev"]
-    task.module.write_official(records, data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json")
+    records = task_module(task).generate(seed=4, **task.smoke_data)["dev"]
+    task_module(task).write_official(
+        records, data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json"
+    )
     folder = tmp_path / "submissions" / "gold"
     folder.mkdir(parents=True)
     (folder / "submission.yaml").write_text(
@@ -101,8 +104,9 @@ def test_score_writes_the_record_once(kluebook, book_sources, tmp_path):
         "training_data: none\ndev_data_used: true\ntool: test\ntool_version: '1'\n"
         "predictions_license: CC0-1.0\ndate: 2026-12-07\n"
     )
-    gold = task.module.gold_predictions(
-        task.module.read_official(data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json"), {}
+    gold = task_module(task).gold_predictions(
+        task_module(task).read_official(data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json"),
+        {},
     )
     (folder / "sts.jsonl").write_text("".join(json.dumps(row) + "\n" for row in gold))
     command = ("submissions", "score", str(folder), "--data-dir", str(data))

@@ -71,10 +71,10 @@ def test_every_smoke_run_scores_well_above_chance(scratch, task):
     root, _, others = scratch
     assert others.returncode == 0, others.stdout[-2000:] + others.stderr[-2000:]
     floor = get_task(task).smoke_floor  # a score a pipeline that does not learn cannot reach
-    metric = floor["metric"]
+    metric = floor.metric
     result = record(root, task)
     assert result["status"] == "succeeded"
-    assert result["metrics"][metric] > floor["value"], result["metrics"]
+    assert result["metrics"][metric] > floor.value, result["metrics"]
     predictions = root / "results/smoke" / task / "kluebook--tiny-roberta-seed1.predictions.jsonl"
     assert predictions.read_text().count("\n") > 0
 

@@ -27,7 +27,7 @@ from conftest import load_script
 from support.serving import CountingProxy
 
 from kluebook.common.paths import CHECKOUT
-from kluebook.tasks import get_task
+from kluebook.tasks import card_path, get_task, notebook_path, task_module
 
 pytestmark = pytest.mark.slow
 
@@ -70,9 +70,9 @@ def wild_task(folder):
     files = {"train": "wild/wild_train.json", "dev": "wild/wild_dev.json"}
     entry.update(title="Wild inference (WILD)", order=9, files=files)
     (task / "task.yaml").write_text(yaml.safe_dump(entry, allow_unicode=True), encoding="utf-8")
-    card = nli.card_path.read_text(encoding="utf-8").replace(nli.title, "Wild inference (WILD)", 1)
+    card = card_path(nli).read_text(encoding="utf-8").replace(nli.title, "Wild inference (WILD)", 1)
     (task / "README.md").write_text(card, encoding="utf-8")
-    notebook = nbformat.read(nli.notebook_path, as_version=4)
+    notebook = nbformat.read(notebook_path(nli), as_version=4)
     for cell in notebook.cells:
         cell.source = cell.source.replace('start_run("nli"', 'start_run("wild"')
     nbformat.write(notebook, task / "notebook.ipynb")
@@ -90,7 +90,7 @@ def hostile_book(tmp_path_factory, new_book, kluebook):
 
     tmp = tmp_path_factory.mktemp("hostile")
     root = new_book(tmp / "book")
-    data = get_task("nli").module.generate(seed=0, train_size=40, dev_size=12)
+    data = task_module(get_task("nli")).generate(seed=0, train_size=40, dev_size=12)
     texts = [" ".join(str(v) for v in r.values()) for r in data["train"] + data["dev"]]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tiny_causal_lm, "CACHE", tmp / "cache")

@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.training.official_trainer import lightning_evaluation_steps
 from kluebook.training.recipes import SWITCH_DEFAULTS
 from kluebook.training.tiny_model import build_tiny_model
@@ -25,9 +25,9 @@ def test_a_paper_run_records_its_switches_and_its_last_evaluation(kluebook, scra
     root = scratch_book
     task = get_task("ynat")
     data = root / "klue-data"
-    generated = task.module.generate(seed=0)
+    generated = task_module(task).generate(seed=0)
     for role in ("train", "dev"):
-        task.module.write_official(generated[role], data / task.files[role])
+        task_module(task).write_official(generated[role], data / task.files[role])
     titles = [r["title"] for r in generated["train"][:340]]
     shutil.copytree(build_tiny_model(titles), root / "standin-roberta")
     result = kluebook(

@@ -21,7 +21,7 @@ from conftest import standin_checkpoint
 
 from kluebook.common.paths import KLUE_DATA
 from kluebook.data.loading import HUB_SPLITS, generated_data_dir
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, task_module
 from kluebook.training.official_trainer import lightning_evaluation_steps
 from kluebook.training.recipes import resolve_recipe
 
@@ -89,7 +89,7 @@ def book(tmp_path_factory, new_book):
     corpus = []
     for task in TASKS:
         for role in HUB_SPLITS:
-            records = task.module.read_official(root / "klue-data" / task.files[role])
+            records = task_module(task).read_official(root / "klue-data" / task.files[role])
             limit = TRAIN_LIMIT.get(task.name, DEFAULT_TRAIN_LIMIT)
             corpus += texts_of(records[:limit])
     for shape in SHAPES:

@@ -11,7 +11,7 @@ import pytest
 from kluebook.common.json_files import read_jsonl
 from kluebook.methods import prompted as prompted_method
 from kluebook.methods.prompted import template_digest
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_template
 from kluebook.recording import fingerprints, records
 from kluebook.tasks import available_tasks, get_task
 
@@ -75,7 +75,7 @@ def test_every_task_runs_prompted_and_records_its_official_metrics(scratch):
         facts = record["prompted"]
         assert facts["shots"] == 5 and facts["demonstration_seed"] == 1
         assert 0 <= facts["unparsable"] <= record["counts"]["dev"]  # items: WoS counts turns
-        prefix = task_prompting(task)[0].answer_prefix
+        prefix = task_template(task).answer_prefix
         assert facts["first_prompt"].count(prefix) >= 6  # five answered demonstrations, a query
         assert facts["first_parsed"] and facts["first_answer"] is not None
         assert facts["template_digest"] == record["inputs"]["template"]

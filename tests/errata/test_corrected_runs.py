@@ -7,7 +7,7 @@ from kluebook.errata.manifest import manifest
 from kluebook.notebook.steps import Run
 from kluebook.recording.records import read_record
 from kluebook.results.aggregation import record_split
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 def assert_one_line_error(result, fragment):
@@ -33,8 +33,8 @@ def official_ner(klue_file, folder, train_size=2):
     data = folder / "klue_benchmark"
     (data / "klue-ner-v1.1").mkdir(parents=True)
     (data / task.files["dev"]).symlink_to(klue_file(task.files["dev"]))
-    train = task.module.generate(seed=1, train_size=train_size)["train"]
-    task.module.write_official(train, data / task.files["train"])
+    train = task_module(task).generate(seed=1, train_size=train_size)["train"]
+    task_module(task).write_official(train, data / task.files["train"])
     return data
 
 

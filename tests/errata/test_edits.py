@@ -8,14 +8,14 @@ from kluebook.data.loading import file_sha256
 from kluebook.errata.corrections import corrected_items, corrected_values, data_errata
 from kluebook.errata.edits import Edit, apply_edits, edits_between
 from kluebook.errata.manifest import manifest
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.wos.data import read_ontology
 
 NER = get_task("ner")
 
 
 def ner_dev() -> list[dict]:
-    return NER.module.generate(seed=3, train_size=1, dev_size=20)["dev"]
+    return task_module(NER).generate(seed=3, train_size=1, dev_size=20)["dev"]
 
 
 def fixed(records: list[dict]) -> list[dict]:
@@ -76,7 +76,7 @@ APPLIED = [e for e in manifest().errata if e.kind != "metric" and e.applied]
 def test_every_old_value_is_in_the_real_file_where_its_edit_says(erratum, klue_file):
     path = klue_file(erratum.file.path)
     assert file_sha256(path) == erratum.file.sha256
-    records = get_task(erratum.task).module.read_official(path)
+    records = task_module(get_task(erratum.task)).read_official(path)
     corrected = apply_edits(records, erratum.edits, erratum.id)  # refused if one is not
     touched = {e.guid for e in erratum.edits}
     assert sum(a != b for a, b in zip(records, corrected, strict=True)) == len(touched)
@@ -85,8 +85,8 @@ def test_every_old_value_is_in_the_real_file_where_its_edit_says(erratum, klue_f
 @pytest.mark.realdata
 def test_the_label_erratum_rescores_real_predictions_against_the_corrected_gold(klue_file):
     path = klue_file("klue-ner-v1.1/klue-ner-v1.1_dev.tsv")
-    gold = NER.module.read_official(path)
-    rows = NER.module.gold_predictions(gold)  # the v1.1 gold, as if a model had predicted it
+    gold = task_module(NER).read_official(path)
+    rows = task_module(NER).gold_predictions(gold)  # the v1.1 gold, as if a model had predicted it
     metrics = {"char_f1": 100.0, "entity_f1": 100.0, "char_f1_without_o": 100.0}
     corrected = corrected_values(NER, gold, rows, metrics, file_sha256(path))
     assert corrected["ner-char-f1-o-tag"] == {"char_f1": 100.0}
@@ -126,7 +126,7 @@ def test_the_label_erratum_rescores_a_sentence_worked_by_hand():
             "tags": tags,
         }
     ]
-    rows = NER.module.gold_predictions(gold)
+    rows = task_module(NER).gold_predictions(gold)
     metrics = {"entity_f1": 100.0, "char_f1": 100.0, "char_f1_without_o": 100.0}
     corrected = corrected_values(NER, gold, rows, metrics, erratum.file.sha256)["ner-dev-labels"]
     # Entities: gold PS on 22, predicted PS on 21-22: no exact match, PS F1 0 -> 0.

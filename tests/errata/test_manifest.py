@@ -12,7 +12,7 @@ import yaml
 from kluebook.common.errors import KluebookError
 from kluebook.errata import manifest as errata
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 def written(tmp_path, change) -> object:
@@ -70,7 +70,7 @@ METRIC_ERRATA = [e for e in errata.manifest().errata if e.kind == "metric"]
 def test_a_metric_variant_is_scored_beside_its_official_metric(erratum, smoke_dev):
     task = get_task(erratum.task)
     gold, _ = smoke_dev(erratum.task)
-    metrics = score_predictions(task, gold, task.module.gold_predictions(gold))
+    metrics = score_predictions(task, gold, task_module(task).gold_predictions(gold))
     for official, variant in erratum.variants.items():
         assert official in {m.key for m in task.metrics}  # the headline it stands beside
         assert metrics[variant] == pytest.approx(100.0)  # the gold scores the maximum on both

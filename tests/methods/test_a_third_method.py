@@ -18,7 +18,7 @@ from kluebook.methods.registry import method_named, method_names, register, unre
 from kluebook.recording import records
 from kluebook.results import aggregation
 from kluebook.running import run_plan, run_spec
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, notebook_path
 
 YNAT = get_task("ynat")
 
@@ -86,7 +86,7 @@ def test_the_planner_names_and_parameterises_a_registered_method_s_runs(toy, tmp
     (spec,) = run_plan.plan(matrix_path=toy_matrix(tmp_path), tasks=["ynat"])
     assert (spec.method, spec.config) == ("toy", "toy,dev_limit=20")
     assert spec.record_path.name == "kluebook--tiny-roberta-toy,dev_limit=20-seed1.json"
-    assert spec.source_notebook == YNAT.notebook_path
+    assert spec.source_notebook == notebook_path(YNAT)
     assert isinstance(spec.settings, ToySettings) and spec.settings.served_by is None
     assert sorted(spec.parameters()) == sorted(
         ["model", "profile", "data_source", "data_dir", "seed", "output_dir", "dev_limit"]

@@ -74,9 +74,19 @@ def test_a_circle_between_two_modules_breaks_them(tmp_path):
     assert "No cycles are allowed in kluebook.notebook." in done.stdout
 
 
+def test_an_import_up_the_layers_for_annotations_only_breaks_them_too(tmp_path):
+    # The types a lower layer names are below it (a task: kluebook.task_types), so the contracts
+    # count the imports under `if TYPE_CHECKING:` like any other.
+    line = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kluebook.tasks import Task"
+    )
+    done = lint_imports(with_imports(tmp_path, data__loading=line), ROOT / "pyproject.toml")
+    assert done.returncode == 1
+    assert "kluebook.data.loading -> kluebook.tasks" in done.stdout
+
+
 def test_no_module_circle_even_through_annotation_only_imports():
-    """The contracts let a lower layer name the registry's `Task` in annotations; none of those
-    imports closes a circle of modules, so none would be one if it ran."""
+    """No import, those for annotations only included, closes a circle of modules."""
     graph = grimp.build_graph("kluebook", exclude_type_checking_imports=False)
     circles = [
         (module, imported)

@@ -4,7 +4,7 @@ import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import RankScores, Usage, answer_items, continuation
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.tasks.prompt_items import PromptItem
 
 
@@ -27,13 +27,14 @@ class ScriptedModel:
     def loglikelihoods(self, requests):
         self.asked.append(("rank", list(requests)))
         return [
-            RankScores([self.scores.get(a.strip(), -10.0) for a in answers], self.crossings)
-            for _, answers in requests
+            RankScores([self.scores.get(a.strip(), -10.0) for a in r.continuations], self.crossings)
+            for r in requests
         ]
 
 
 def test_unreadable_answers_are_scored_as_the_fallback_and_counted(prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     train, dev = split_items
     model = ScriptedModel([" 스포츠", "모르겠습니다", "정치 기사입니다", ""])
     answers = answer_items(model, template, prompting, dev[:4], train[:1], mode="generate")
@@ -59,17 +60,18 @@ def test_unreadable_answers_are_scored_as_the_fallback_and_counted(prompted_task
 
 
 def test_rank_mode_asks_every_choice_after_every_prompt(prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     _, dev = split_items
     model = ScriptedModel(scores={"세계": -1.0, "경제": -2.0}, crossings=3)
     answers = answer_items(model, template, prompting, dev[:2], [])
     ((_, requests),) = model.asked
-    assert [answers for _, answers in requests] == [
+    assert [request.continuations for request in requests] == [
         [f" {c}" for c in item.choices] for item in dev[:2]
     ]
     logprobs = {c: {"세계": -1.0, "경제": -2.0}.get(c, -10.0) for c in dev[0].choices}
-    for (prompt, _), line in zip(requests, answers.predictions, strict=True):
-        assert prompt.endswith("\n\n" + line.pop("item_prompt"))
+    for request, line in zip(requests, answers.predictions, strict=True):
+        assert request.prompt.endswith("\n\n" + line.pop("item_prompt"))
     assert answers.predictions == [
         {"guid": item.key, "label": "세계", "choice_logprobs": logprobs} for item in dev[:2]
     ]
@@ -78,7 +80,8 @@ def test_rank_mode_asks_every_choice_after_every_prompt(prompted_task, split_ite
 
 
 def test_a_template_may_rank_by_log_likelihood_per_character(prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     _, dev = split_items
     scores = {"생활문화": -4.0, "세계": -3.0}  # -1.0 and -1.5 a character
     for normalisation, best in (("none", "세계"), ("per_character", "생활문화")):
@@ -95,7 +98,8 @@ def test_an_answer_follows_a_space_unless_the_prompt_ends_in_one():
 
 
 def test_rank_mode_without_choices_and_an_empty_split_are_one_line(prompted_task):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     bare = PromptItem(key="k1", fields={"title": "리그 개막"}, answer="스포츠")
     with pytest.raises(KluebookError, match="item 'k1' has no choices: rank mode"):
         answer_items(ScriptedModel(), template, prompting, [bare], [])
@@ -104,13 +108,14 @@ def test_rank_mode_without_choices_and_an_empty_split_are_one_line(prompted_task
 
 
 def test_rank_mode_asks_in_the_templates_words_and_keys_the_scores_by_the_tasks():
-    template, prompting = task_prompting("nli", "reworded")
+    template = task_template("nli", "reworded")
+    prompting = task_prompting("nli")
     record = {"guid": "g", "premise": "p", "hypothesis": "h", "gold_label": "neutral"}
     items = prompting.prompt_items([record])
     model = ScriptedModel(scores={"모름": -0.5, "예": -2.0})
     answers = answer_items(model, template, prompting, items, [])
     ((_, requests),) = model.asked
-    assert requests[0][1] == [" 예", " 아니오", " 모름"]
+    assert requests[0].continuations == [" 예", " 아니오", " 모름"]
     assert answers.predictions[0]["label"] == "neutral"
     assert answers.predictions[0]["choice_logprobs"] == {
         "참": -2.0,
@@ -123,7 +128,8 @@ def test_rank_mode_asks_in_the_templates_words_and_keys_the_scores_by_the_tasks(
 def test_answers_that_read_but_are_not_grounded_are_counted_apart_from_unparsable():
     """A random model's MRC answers all read as one line; those that are no span of the
     passage are counted as ungrounded (and scored as they are), two lines as unparsable."""
-    template, prompting = task_prompting("mrc")
+    template = task_template("mrc")
+    prompting = task_prompting("mrc")
     records = [
         {
             "guid": f"q{i}",
@@ -148,7 +154,8 @@ def test_answers_that_read_but_are_not_grounded_are_counted_apart_from_unparsabl
 def test_the_answers_keep_what_answering_them_asked_not_what_the_model_was_asked_before(
     prompted_task, split_items
 ):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     _, dev = split_items
     model = ScriptedModel(answers=["정치"] * 4)
     answer_items(model, template, prompting, dev[:4], [], mode="generate")

@@ -10,7 +10,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import RankScores, Usage, answer_items
 from kluebook.prompting.calibration import BINS, calibration, gold_choices
 from kluebook.prompting.corrections import CONTENT_FREE, correct_ranking
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.recording.records import Prompted
 from kluebook.tasks.prompt_items import PromptTemplate
 
@@ -64,9 +64,10 @@ class BiasedModel:
         return f"<turn>{text}"
 
     def loglikelihoods(self, requests):
-        self.asked.extend(prompt for prompt, _ in requests)
+        self.asked.extend(request.prompt for request in requests)
         scored = []
-        for prompt, answers in requests:
+        for request in requests:
+            prompt, answers = request.prompt, request.continuations
             if prompt == "<turn>주제:":  # the answer prefix alone
                 table = {"정치": -0.5, "경제": -5.0}
             elif prompt.endswith(
@@ -80,7 +81,8 @@ class BiasedModel:
 
 
 def test_each_correction_flips_a_biased_answer_and_leaves_the_runs_own(prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     corrected_template = template.model_copy(update={"corrections": ["contextual", "pmi"]})
     _, dev = split_items
     model = BiasedModel()
@@ -104,7 +106,8 @@ def test_each_correction_flips_a_biased_answer_and_leaves_the_runs_own(prompted_
 
 
 def test_no_correction_is_asked_for_unless_the_template_names_it(prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     _, dev = split_items
     model = BiasedModel()
     answers = answer_items(model, template, prompting, dev[:2], [])

@@ -5,10 +5,10 @@ from conftest import valid_record
 
 from kluebook.prompting.answering import RankScores, Usage, answer_items
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.results.degenerate import degenerate_reasons, same_answers
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 NLI = get_task("nli")
 
@@ -27,20 +27,21 @@ class OneAnswer:
 
     def loglikelihoods(self, requests):
         return [
-            RankScores([0.0 if a.strip() == self.answer else -5.0 for a in answers], 0)
-            for _, answers in requests
+            RankScores([0.0 if a.strip() == self.answer else -5.0 for a in r.continuations], 0)
+            for r in requests
         ]
 
 
 def nli_split():
-    data = NLI.module.generate(seed=0, train_size=60, dev_size=40)
-    _, prompting = task_prompting("nli")
+    data = task_module(NLI).generate(seed=0, train_size=60, dev_size=40)
+    prompting = task_prompting("nli")
     return data["dev"], prompting.prompt_items(data["train"]), prompting.prompt_items(data["dev"])
 
 
 def answered(answer: str, mode: str, template_name: str = "standard"):
     gold, train, dev = nli_split()
-    template, prompting = task_prompting("nli", template_name)
+    template = task_template("nli", template_name)
+    prompting = task_prompting("nli")
     answers = answer_items(OneAnswer(answer), template, prompting, dev, [], mode=mode)
     found = baselines(
         prompting,

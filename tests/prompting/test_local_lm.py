@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import answer_items, continuation
+from kluebook.prompting.answering import RankRequest, answer_items, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.local_lm import LocalCausalLM, open_local_lm
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import item_block, render_prompt
 
 
@@ -22,7 +22,7 @@ def tiny_lm_folder(lm):
 
 @pytest.fixture(scope="module")
 def prompts(tiny_lm, prompted_task, split_items):
-    template, _ = task_prompting(prompted_task)
+    template = task_template(prompted_task)
     train, dev = split_items
     shots = draw_demonstrations(train, 2, seed=0)
     return [tiny_lm.model_input(render_prompt(template, shots, item)) for item in dev[:5]]
@@ -42,13 +42,14 @@ def test_a_rank_score_is_the_sum_of_the_choice_tokens_log_probabilities(tiny_lm,
         torch.log_softmax(logits[position - 1], dim=-1)[whole[position]].item()
         for position in range(len(context), len(whole))
     )
-    ((score,),) = [found.logprobs for found in tiny_lm.loglikelihoods([(prompt, [answer])])]
+    (found,) = tiny_lm.loglikelihoods([RankRequest(prompt, [answer])])
+    (score,) = found.logprobs
     assert score == pytest.approx(by_hand, abs=1e-4)
     assert score < 0
 
 
 def test_batched_scores_and_generations_equal_one_at_a_time(prompted_task, tiny_lm, prompts):
-    requests = [(p, [continuation(p, choice) for choice in ("정치", "IT과학")]) for p in prompts]
+    requests = [RankRequest(p, [continuation(p, c) for c in ("정치", "IT과학")]) for p in prompts]
     batched = [found.logprobs for found in tiny_lm.loglikelihoods(requests)]
     generated = tiny_lm.generate(prompts, 6)
     alone = LocalCausalLM(tiny_lm_folder(tiny_lm), "tiny", device="cpu", batch_size=1)
@@ -59,7 +60,8 @@ def test_batched_scores_and_generations_equal_one_at_a_time(prompted_task, tiny_
 
 
 def test_rank_mode_hands_each_items_choice_scores_to_the_task(prompted_task, tiny_lm, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     train, dev = split_items
     shots = draw_demonstrations(train, 3, seed=7)
     answers = answer_items(tiny_lm, template, prompting, dev[:4], shots)
@@ -91,7 +93,8 @@ def test_rank_mode_hands_each_items_choice_scores_to_the_task(prompted_task, tin
 def test_generate_mode_counts_the_answers_the_parser_cannot_read(
     prompted_task, tiny_lm, split_items
 ):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     _, dev = split_items
     answers = answer_items(tiny_lm, template, prompting, dev, [], mode="generate")
     readable = [prompting.parse_answer(i, t) for i, t in zip(dev, answers.raw_answers, strict=True)]
@@ -122,7 +125,7 @@ def test_a_context_too_short_for_the_prompt_says_by_how_much(tiny_lm, prompts, t
         "of short-model: use fewer shots or a model with a longer context"
     )
     with pytest.raises(KluebookError, match=r"request 1 \(prompt and answer\) is \d+ tokens, "):
-        short.loglikelihoods([(prompts[0], [" 정치"])])
+        short.loglikelihoods([RankRequest(prompts[0], [" 정치"])])
 
 
 def test_a_model_without_a_tokenizer_is_one_line(tiny_lm, tmp_path):
@@ -158,7 +161,7 @@ def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_run_alone(
     import torch
 
     answers = ("정치", "정치 경제 사회", "IT과학", "스포츠 뉴스 기사입니다")  # 1 to 5+ tokens
-    requests = [(p, [continuation(p, answer) for answer in answers]) for p in prompts[:3]]
+    requests = [RankRequest(p, [continuation(p, a) for a in answers]) for p in prompts[:3]]
     assert len({len(tiny_lm.tokenizer(p).input_ids) for p in prompts[:3]}) > 1  # padded
     passes = []
     shared_pass = tiny_lm._after_prefix
@@ -166,9 +169,10 @@ def test_the_choices_of_one_prompt_share_its_pass_and_score_as_if_run_alone(
     shared = [score for found in tiny_lm.loglikelihoods(requests) for score in found.logprobs]
     assert len(passes) == 1  # one pass over the three prompts for their twelve answers
     alone = []  # each whole text run by itself, no cache, no padding
-    for prompt, texts in requests:
+    for request in requests:
+        prompt = request.prompt
         context = len(tiny_lm._encode(prompt))
-        for text in texts:
+        for text in request.continuations:
             whole = tiny_lm._encode(prompt + text)
             with torch.no_grad():
                 logprobs = torch.log_softmax(tiny_lm.model(torch.tensor([whole])).logits[0], -1)

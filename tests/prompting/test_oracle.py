@@ -15,9 +15,9 @@ from pathlib import PurePosixPath
 import pytest
 
 from kluebook.common.json_files import read_jsonl, write_jsonl
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import all_tasks, get_task
+from kluebook.tasks import all_tasks, get_task, task_module
 from kluebook.tasks.prompt_answers import answer_text, other_than
 from kluebook.tasks.prompt_items import Ungrounded, template_names
 
@@ -26,8 +26,8 @@ TASKS = tuple(name for name, task in all_tasks().items() if template_names(task.
 TEMPLATES = [(task, name) for task in TASKS for name in template_names(get_task(task).folder)]
 PEAK = -30.0  # the log-likelihood of every choice but the one a test peaks on
 GARBAGE = "잘 모르겠습니다.\n다시 물어봐 주세요."
-RANKED = [name for name in TASKS if task_prompting(name)[0].mode == "rank"]
-GENERATED = [name for name in TASKS if task_prompting(name)[0].mode == "generate"]
+RANKED = [name for name in TASKS if task_template(name).mode == "rank"]
+GENERATED = [name for name in TASKS if task_template(name).mode == "generate"]
 
 
 def real_dev_candidates(dev: str) -> list[str]:
@@ -43,7 +43,7 @@ def task_name(request):
 
 @cache
 def smoke_dev(task_name: str) -> list[dict]:
-    return get_task(task_name).module.generate(seed=0)["dev"]
+    return task_module(get_task(task_name)).generate(seed=0)["dev"]
 
 
 @pytest.fixture(
@@ -54,7 +54,7 @@ def dev(request, task_name, klue_file):
     if request.param == "smoke":
         return smoke_dev(task_name)
     task = get_task(task_name)
-    return task.module.read_official(klue_file(*real_dev_candidates(task.files["dev"])))
+    return task_module(task).read_official(klue_file(*real_dev_candidates(task.files["dev"])))
 
 
 def official(task, scores: dict) -> dict:
@@ -67,7 +67,8 @@ def templates(task_name: str) -> list[str]:
 
 def read(task_name: str, name: str, item, text: str):
     """A generated answer read as a run with the template `name` reads it."""
-    template, module = task_prompting(task_name, name)
+    template = task_template(task_name, name)
+    module = task_prompting(task_name)
     return module.parse_answer(item, answer_text(template, text))
 
 
@@ -75,7 +76,7 @@ def scored(task_name: str, records: list[dict], items, lines: list) -> tuple[dic
     """The official metrics of parsed lines (None: unreadable, scored as the fallback; an
     ungrounded answer as its line, or the fallback) and the number of answers not read
     (unreadable or ungrounded)."""
-    _, module = task_prompting(task_name)
+    module = task_prompting(task_name)
     rows = []
     for item, line in zip(items, lines, strict=True):
         if isinstance(line, Ungrounded):
@@ -88,7 +89,9 @@ def scored(task_name: str, records: list[dict], items, lines: list) -> tuple[dic
 
 def maximum(task_name: str, records: list[dict]) -> dict:
     task = get_task(task_name)
-    return official(task, score_predictions(task, records, task.module.gold_predictions(records)))
+    return official(
+        task, score_predictions(task, records, task_module(task).gold_predictions(records))
+    )
 
 
 def peaked(choices: tuple[str, ...], on: str) -> dict[str, float]:
@@ -124,7 +127,8 @@ def test_every_template_of_every_task_is_a_case():
 
 @pytest.mark.parametrize(("task_name", "name"), TEMPLATES)
 def test_gold_answers_score_the_maximum_with_every_template(task_name, name, dev, tmp_path):
-    template, module = task_prompting(task_name, name)
+    template = task_template(task_name, name)
+    module = task_prompting(task_name)
     items = module.prompt_items(dev)
     best = maximum(task_name, dev)
     assert all(value is None or value == pytest.approx(100.0) for value in best.values())
@@ -150,10 +154,10 @@ def test_gold_answers_read_through_the_prefix_and_a_next_example(task_name, dev)
     """A model that repeats the answer prefix and goes on to invent a next example still gives
     the gold prediction (a ranked task's generated answer is one of its choices), with every
     template."""
-    _, module = task_prompting(task_name)
+    module = task_prompting(task_name)
     items = module.prompt_items(dev)
     for name in templates(task_name):
-        template, _ = task_prompting(task_name, name)
+        template = task_template(task_name, name)
         written = [
             f"  {template.answer_prefix} {template.written(i.answer)}\n\n{template.query}"
             for i in items
@@ -170,7 +174,7 @@ def test_gold_answers_read_through_the_prefix_and_a_next_example(task_name, dev)
 
 @pytest.mark.parametrize(("task_name", "name"), TEMPLATES)
 def test_garbage_is_unreadable_and_scores_lower(task_name, name, dev):
-    _, module = task_prompting(task_name)
+    module = task_prompting(task_name)
     items = module.prompt_items(dev)
     lines = [read(task_name, name, item, GARBAGE) for item in items]
     scores, unreadable = scored(task_name, dev, items, lines)
@@ -180,7 +184,7 @@ def test_garbage_is_unreadable_and_scores_lower(task_name, name, dev):
 
 @pytest.mark.parametrize("task_name", RANKED)
 def test_a_ranked_task_peaked_on_a_wrong_choice_scores_lower(task_name, dev):
-    _, module = task_prompting(task_name)
+    module = task_prompting(task_name)
     items = module.prompt_items(dev)
     lines = [
         module.rank_prediction(item, peaked(item.choices, other_than(item.choices, item.answer)))
@@ -202,7 +206,8 @@ WRONG_STRUCTURE = {
 
 @pytest.mark.parametrize(("task_name", "name"), [c for c in TEMPLATES if c[0] in GENERATED])
 def test_answers_in_a_wrong_structure_are_unreadable(task_name, name, dev):
-    template, module = task_prompting(task_name, name)
+    template = task_template(task_name, name)
+    module = task_prompting(task_name)
     corrupt, breaks = WRONG_STRUCTURE[task_name]
     items = module.prompt_items(dev)
     lines = [read(task_name, name, item, corrupt(template.written(item.answer))) for item in items]
@@ -220,7 +225,8 @@ def test_truncated_answers_score_lower(task_name, name, dev):
     """An answer cut in half is unreadable where its structure breaks (the tagged sentence, the
     list of arcs) and a wrong answer where it does not (a shorter span, fewer slots), with
     every template."""
-    template, module = task_prompting(task_name, name)
+    template = task_template(task_name, name)
+    module = task_prompting(task_name)
     items = module.prompt_items(dev)
     written = [template.written(item.answer) for item in items]
     lines = [

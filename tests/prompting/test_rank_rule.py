@@ -14,7 +14,7 @@ import pytest
 from support.serving import JsonHandler, LoopbackServer
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import conditioning_length, continuation
+from kluebook.prompting.answering import RankRequest, conditioning_length, continuation
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_SIZE
 
@@ -103,7 +103,7 @@ def by_hand(lm, prompt, answers):
 
 
 def requests_of(prompts, choices=CHOICES):
-    return [(p, [continuation(p, choice) for choice in choices]) for p in prompts]
+    return [RankRequest(p, [continuation(p, choice) for choice in choices]) for p in prompts]
 
 
 def test_the_rule_is_the_shared_token_prefix_and_counts_the_crossings():
@@ -127,8 +127,10 @@ def test_a_bpe_whose_tokens_cross_the_prompts_end_scores_every_choice_after_the_
     requests = requests_of(crossing_prompts())
     found = crossing_lm.loglikelihoods(requests)
     swallowed = crossed_further_back = 0
-    for (prompt, answers), scores in zip(requests, found, strict=True):
-        expected, crossings, own, wholes, shared = by_hand(crossing_lm, prompt, answers)
+    for request, scores in zip(requests, found, strict=True):
+        expected, crossings, own, wholes, shared = by_hand(
+            crossing_lm, request.prompt, request.continuations
+        )
         assert scores.logprobs == pytest.approx(expected, abs=1e-4)
         assert scores.crossings == crossings > 0
         swallowed += len(wholes[0]) < len(own)  # "1" lies inside a token holding "\n답: "
@@ -141,8 +143,10 @@ def test_with_tokens_that_stop_at_spaces_the_rule_is_the_usual_convention(
 ):
     requests = requests_of(tiny_prompts(split_items), ("정치", "IT과학", "생활문화", "세계"))
     found = plain_tiny_lm.loglikelihoods(requests)
-    for (prompt, answers), scores in zip(requests, found, strict=True):
-        expected, crossings, own, _, shared = by_hand(plain_tiny_lm, prompt, answers)
+    for request, scores in zip(requests, found, strict=True):
+        expected, crossings, own, _, shared = by_hand(
+            plain_tiny_lm, request.prompt, request.continuations
+        )
         assert shared == len(own) and crossings == scores.crossings == 0
         assert scores.logprobs == pytest.approx(expected, abs=1e-4)
 
@@ -218,7 +222,7 @@ def test_a_served_model_scores_by_the_same_rule_as_the_local_one(
         lm, requests = plain_tiny_lm, requests_of(tiny_prompts(split_items), ("정치", "IT과학"))
     else:
         lm, requests = crossing_lm, requests_of(crossing_prompts())
-    assert max(len(prompt) for prompt, _ in requests) > ECHO_WINDOW  # a kept window, a digest
+    assert max(len(request.prompt) for request in requests) > ECHO_WINDOW  # a kept window, a digest
     server = VllmLikeServer(lm)
     try:
         served = ServerLM(server.base_url, "m", tmp_path / "c.sqlite").loglikelihoods(requests)
@@ -230,5 +234,6 @@ def test_a_served_model_scores_by_the_same_rule_as_the_local_one(
         assert theirs.crossings == mine.crossings
     # Each prompt was echoed alone, then with each of its answers.
     sent = [body["prompt"] for body in server.bodies]
-    assert sorted(sent) == sorted(t for p, a in requests for t in (p, *(p + x for x in a)))
+    texts = [(r.prompt, *(r.prompt + c for c in r.continuations)) for r in requests]
+    assert sorted(sent) == sorted(text for whole in texts for text in whole)
     assert all(b["echo"] and b["logprobs"] == 1 and b["max_tokens"] == 1 for b in server.bodies)

@@ -4,7 +4,7 @@ on by default), and the raw answer, trace included, is what the predictions keep
 import pytest
 
 from kluebook.prompting.answering import answer_items
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import item_block
 from kluebook.tasks.prompt_answers import without_reasoning
 
@@ -26,7 +26,8 @@ def test_the_trace_is_cut_and_the_answer_kept(raw, answer):
 
 
 def test_a_traced_answer_is_read_unless_the_template_turns_the_cut_off(prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     _, dev = split_items
     raw = ["<think>경기 이야기다</think> 스포츠", "<think>아직 생각 중"]
     answers = answer_items(ScriptedModel(raw), template, prompting, dev[:2], [], "generate")

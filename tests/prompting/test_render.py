@@ -7,7 +7,7 @@ import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.methods.prompted import template_digest
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import chat_prompt, render_prompt
 from kluebook.prompting.tiny_causal_lm import tiny_causal_tokenizer
 from kluebook.tasks import get_task
@@ -75,14 +75,16 @@ def test_the_template_digest_is_the_files_content_and_follows_its_edits(prompted
 
 
 def test_demonstrations_are_written_in_the_templates_answer_words():
-    template, prompting = task_prompting("nli", "reworded")
+    template = task_template("nli", "reworded")
+    prompting = task_prompting("nli")
     record = {"guid": "g", "premise": "p", "hypothesis": "h", "gold_label": "neutral"}
     shot = prompting.prompt_items([record])[0]
     assert render_prompt(template, [shot], shot).split("\n\n")[1].endswith("답: 모름")
 
 
 def test_the_tests_own_task_meets_the_contract(prompted_task):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     assert template.mode == "rank" and template.answer_prefix == "주제:"
     assert callable(prompting.parse_answer)
 

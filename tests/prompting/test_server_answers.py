@@ -11,6 +11,7 @@ import pytest
 from support.serving import ScriptedServer
 
 from kluebook.common.errors import KluebookError
+from kluebook.prompting.answering import RankRequest
 from kluebook.prompting.response_cache import ResponseCache
 from kluebook.prompting.served_model import served_model
 from kluebook.prompting.server_lm import ServerLM
@@ -78,7 +79,7 @@ def test_rank_mode_without_log_probabilities_is_one_line_and_never_cached(server
     cache = tmp_path / "responses.sqlite"
     lm = ServerLM(server.base_url, MODEL, cache, options=OPTIONS)
     with pytest.raises(KluebookError) as error:
-        lm.loglikelihoods([("전제: 비가 온다\n답:", [" 참"])])
+        lm.loglikelihoods([RankRequest("전제: 비가 온다\n답:", [" 참"])])
     assert "no token log-probabilities for 'llm'" in str(error.value)
     assert "mode 'generate' works" in str(error.value)
     # Both texts (the prompt, then with its answer) were sent, each tried twice at most.

@@ -14,7 +14,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import answer_items
 from kluebook.prompting.local_lm import LocalCausalLM
 from kluebook.prompting.local_server import TransformersServer
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.server_lm import ServerLM
 from kluebook.prompting.server_options import ServerOptions
@@ -37,7 +37,8 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
     prompted_task, split_items, served_folder, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("KLUEBOOK_OPENAI_API_KEY", SECRET)
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     train, dev = split_items
     items, cache = dev[:8], tmp_path / "cache" / "responses.sqlite"
 
@@ -84,7 +85,8 @@ def test_a_sweep_cut_mid_way_resumes_from_the_cache_asking_nothing_twice(
 def test_the_served_model_answers_as_the_local_backend_does(
     prompted_task, split_items, served_folder, tmp_path
 ):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     train, dev = split_items
     server = TransformersServer(served_folder, tmp_path / "server.log")
     proxy = CountingProxy(server)

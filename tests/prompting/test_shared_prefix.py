@@ -11,10 +11,10 @@ import random
 
 import pytest
 
-from kluebook.prompting.answering import continuation
+from kluebook.prompting.answering import RankRequest, continuation
 from kluebook.prompting.demonstrations import draw_demonstrations
 from kluebook.prompting.local_lm import LocalCausalLM
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_template
 from kluebook.prompting.render import render_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_SIZE
 
@@ -122,8 +122,8 @@ def check_scores_and_usage(lm, requests, shares=True):
     found = lm.loglikelihoods(requests)
     usage = lm.usage - before
     contexts, crossings = [], 0
-    for (prompt, answers), scores in zip(requests, found, strict=True):
-        expected, crossed, _, wholes, shared = by_hand(lm, prompt, answers)
+    for request, scores in zip(requests, found, strict=True):
+        expected, crossed, _, wholes, shared = by_hand(lm, request.prompt, request.continuations)
         assert scores.logprobs == pytest.approx(expected, abs=1e-4)
         assert scores.crossings == crossed
         contexts.append(wholes[0][:shared])
@@ -146,12 +146,12 @@ def test_a_byte_level_bpe_crossing_the_prompts_end_scores_as_each_text_alone(byt
 def test_the_chat_template_and_demonstrations_are_shared_and_score_as_alone(
     tiny_lm, prompted_task, split_items
 ):
-    template, _ = task_prompting(prompted_task)
+    template = task_template(prompted_task)
     train, dev = split_items
     shots = draw_demonstrations(train, 5, seed=0)
     prompts = [tiny_lm.model_input(render_prompt(template, shots, item)) for item in dev[:7]]
     answers = ("정치", "IT과학", "생활문화", "세계 경제 사회")
-    requests = [(p, [continuation(p, a) for a in answers]) for p in prompts]
+    requests = [RankRequest(p, [continuation(p, a) for a in answers]) for p in prompts]
     common, _ = check_scores_and_usage(tiny_lm, requests)
     opening = tiny_lm._encode(render_prompt(template, shots, dev[0]).split("제목:")[0])
     assert common >= len(opening) - 1  # the chat turn's opening, instruction and shots
@@ -168,7 +168,7 @@ def test_a_sliding_window_model_scores_as_each_text_alone(sliding_folder):
 def test_generated_answers_equal_greedy_generate_one_prompt_at_a_time(
     byte_level_folder, tiny_lm, prompted_task, split_items
 ):
-    template, _ = task_prompting(prompted_task)
+    template = task_template(prompted_task)
     train, dev = split_items
     shots = draw_demonstrations(train, 2, seed=0)
     chat = [tiny_lm.model_input(render_prompt(template, shots, item)) for item in dev[:6]]

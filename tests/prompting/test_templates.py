@@ -9,8 +9,8 @@ import pytest
 
 from kluebook.common.errors import KluebookError
 from kluebook.prompting.checks import check_template
-from kluebook.prompting.registry import task_prompting
-from kluebook.tasks import get_task
+from kluebook.prompting.registry import task_prompting, task_template
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.prompt_items import (
     DEFAULT_TEMPLATE,
     PromptTemplate,
@@ -49,18 +49,18 @@ def named(request):
 def test_every_task_has_a_family_of_three_templates_or_more(task_name):
     names = template_names(get_task(task_name).folder)
     assert DEFAULT_TEMPLATE in names and len(names) >= 3
-    instructions = {task_prompting(task_name, n)[0].instruction for n in names}
+    instructions = {task_template(task_name, n).instruction for n in names}
     assert len(instructions) == len(names)  # each its own wording
 
 
 def test_the_reworded_templates_of_tasks_with_whole_answers_have_their_own_words():
     for task_name in ("nli", "sts", "re", "ynat", "mrc", "wos"):
-        assert task_prompting(task_name, "reworded")[0].answer_words, task_name
+        assert task_template(task_name, "reworded").answer_words, task_name
 
 
 @cache
 def smoke_data(task_name: str) -> dict:
-    return get_task(task_name).module.generate(seed=0)
+    return task_module(get_task(task_name)).generate(seed=0)
 
 
 @pytest.fixture
@@ -77,18 +77,18 @@ def test_the_template_validates_and_declares_the_tasks_mode(named):
     template = load_template(template_path(get_task(task_name).folder, name))
     assert template.name == name
     assert template.mode == MODES[task_name]
-    assert task_prompting(task_name, name)[0] == template
+    assert task_template(task_name, name) == template
     assert template.answer_prefix not in template.query
     check_template(task_name, template)
 
 
 def test_an_unknown_template_is_refused_naming_the_known_ones():
     with pytest.raises(KluebookError, match="template 'loud': no such template; known: brief"):
-        task_prompting("nli", "loud")
+        task_template("nli", "loud")
 
 
 def test_answer_words_that_rename_no_choice_or_merge_two_are_refused():
-    standard, _ = task_prompting("nli")
+    standard = task_template("nli")
     stranger = standard.model_copy(update={"answer_words": {"아마": "예"}})
     with pytest.raises(KluebookError, match="not choices: 아마"):
         check_template("nli", stranger)
@@ -102,7 +102,7 @@ def test_answer_words_that_rename_no_choice_or_merge_two_are_refused():
 
 
 def test_written_and_read_back_are_inverse():
-    template, _ = task_prompting("nli", "reworded")
+    template = task_template("nli", "reworded")
     assert template.written("알 수 없음") == "모름"
     assert template.read_back("모름") == "알 수 없음"
     assert template.read_back("글쎄요") == "글쎄요"
@@ -111,7 +111,8 @@ def test_written_and_read_back_are_inverse():
 def test_the_query_placeholders_are_exactly_the_item_fields(named):
     task_name, name = named
     smoke = smoke_data(task_name)
-    template, module = task_prompting(task_name, name)
+    template = task_template(task_name, name)
+    module = task_prompting(task_name)
     expected = placeholders(template.query)
     for split in ("train", "dev"):
         items = module.prompt_items(smoke[split])
@@ -124,15 +125,16 @@ def test_the_query_placeholders_are_exactly_the_item_fields(named):
 
 def test_items_are_keyed_like_the_gold_in_order(task_name, smoke):
     task = get_task(task_name)
-    _, module = task_prompting(task_name)
+    module = task_prompting(task_name)
     items = module.prompt_items(smoke["dev"])
-    assert [item.key for item in items] == task.module.gold_keys(smoke["dev"])
+    assert [item.key for item in items] == task_module(task).gold_keys(smoke["dev"])
 
 
 def test_a_ranked_tasks_choices_are_listed_in_its_answer_format(named):
     task_name, name = named
     smoke = smoke_data(task_name)
-    template, module = task_prompting(task_name, name)
+    template = task_template(task_name, name)
+    module = task_prompting(task_name)
     items = module.prompt_items(smoke["dev"])
     if template.mode == "generate":
         assert all(item.choices == () for item in items)
@@ -173,7 +175,7 @@ def test_the_wos_instruction_lists_the_slots_of_the_official_ontology(klue_file)
     from kluebook.tasks.wos.data import read_ontology
 
     ontology = read_ontology(klue_file("wos-v1.1/ontology.json"))
-    template, _ = task_prompting("wos")
+    template = task_template("wos")
     assert listed_slots(template.instruction.replace("\n", " ")) == set(ontology)
 
 
@@ -181,4 +183,4 @@ def test_a_template_is_named_by_its_file_in_the_task_folder_never_by_a_path():
     folder = get_task("nli").folder
     for name in ("../prompts/standard", "prompts/../standard", str(folder / "prompts/standard")):
         with pytest.raises(KluebookError, match="no such template; known: brief, reworded"):
-            task_prompting("nli", name)
+            task_template("nli", name)

@@ -9,9 +9,9 @@ import time
 import pytest
 from support.serving import ScriptedServer
 
-from kluebook.prompting.answering import Usage, answer_items
+from kluebook.prompting.answering import RankRequest, Usage, answer_items
 from kluebook.prompting.demonstrations import draw_demonstrations
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import render_prompt
 
 MODEL = "llm"
@@ -19,7 +19,7 @@ MODEL = "llm"
 
 @pytest.fixture(scope="module")
 def prompts(tiny_lm, prompted_task, split_items):
-    template, _ = task_prompting(prompted_task)
+    template = task_template(prompted_task)
     train, dev = split_items
     shots = draw_demonstrations(train, 2, seed=0)
     return [tiny_lm.model_input(render_prompt(template, shots, item)) for item in dev[:3]]
@@ -62,7 +62,7 @@ def test_the_local_backend_counts_the_tokens_it_read_and_wrote(tiny_lm, prompts,
         scored += sum(len(w) - common for w in wholes)
     reused = 2 * common_length(contexts)
     before = tiny_lm.usage
-    tiny_lm.loglikelihoods([(p, answers) for p in prompts])
+    tiny_lm.loglikelihoods([RankRequest(p, answers) for p in prompts])
     shared = sum(map(len, contexts)) - reused
     assert tiny_lm.usage - before == Usage(3, 0, shared, scored, reused_prompt_tokens=reused)
 
@@ -76,7 +76,8 @@ def common_length(sequences):
 
 
 def test_answering_keeps_what_it_asked_and_its_wall_time(tiny_lm, prompted_task, split_items):
-    template, prompting = task_prompting(prompted_task)
+    template = task_template(prompted_task)
+    prompting = task_prompting(prompted_task)
     train, dev = split_items
     before = tiny_lm.usage
     answers = answer_items(tiny_lm, template, prompting, dev[:4], train[:1], "generate")

@@ -2,7 +2,6 @@
 closure of the notebook's and the report's entry points, the task folder, the notebooks and the
 records; never a list kept by hand."""
 
-import dataclasses
 import shutil
 import textwrap
 
@@ -11,7 +10,7 @@ import pytest
 
 from kluebook.book import build
 from kluebook.recording import code_closure, fingerprints
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, notebook_path
 
 
 @pytest.fixture
@@ -80,8 +79,8 @@ def test_a_module_a_notebook_imports_reaches_the_run_fingerprint(package, tmp_pa
 def test_a_module_a_notebook_cell_imports_reaches_the_run_fingerprint(package, tmp_path):
     folder = tmp_path / "ynat"
     shutil.copytree(get_task("ynat").folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    task = dataclasses.replace(get_task("ynat"), folder=folder)
-    notebook = nbformat.read(get_task("ynat").notebook_path, as_version=4)
+    task = get_task("ynat").model_copy(update={"folder": folder})
+    notebook = nbformat.read(notebook_path(get_task("ynat")), as_version=4)
     (package / "extra.py").write_text("VALUE = 1\n")
     nbformat.write(notebook, folder / "notebook.ipynb")  # the task's own notebook comes first
     assert "kluebook.extra" not in _run_module_names(task)

@@ -18,7 +18,7 @@ from kluebook.recording import fingerprints
 from kluebook.results import compare
 from kluebook.results.agreement import agreement, items_right, side_agreements
 from kluebook.scoring.predictions import index_predictions
-from kluebook.tasks import all_tasks, get_task
+from kluebook.tasks import all_tasks, get_task, task_module
 
 
 @pytest.mark.parametrize("name", list(all_tasks()))
@@ -27,13 +27,13 @@ def test_gold_is_right_on_every_item_and_a_right_item_scores_as_the_gold(name, s
     item they get right scores alone what the gold scores alone on every metric."""
     task = get_task(name)
     gold, rows = smoke_dev(name)
-    truth = index_predictions(task, gold, task.module.gold_predictions(gold))
+    truth = index_predictions(task, gold, task_module(task).gold_predictions(gold))
     assert items_right(task, gold, truth).all()
     predictions = index_predictions(task, gold, rows)
     right = items_right(task, gold, predictions)
     assert 0 < right.sum() < len(gold)
     for record in [r for r, ok in zip(gold, right, strict=True) if ok][:20]:
-        assert task.module.score([record], predictions, {}) == task.module.score(
+        assert task_module(task).score([record], predictions, {}) == task_module(task).score(
             [record], truth, {}
         )
 
@@ -62,7 +62,7 @@ def _nli_runs(tmp_path, imperfect_predictions, names):
     files (with errors of their own) are beside them; the gold and the files."""
     task = get_task("nli")
     gold = load_split(task, "dev", "generated", None)
-    lines = task.module.gold_predictions(gold)
+    lines = task_module(task).gold_predictions(gold)
     checksum = data_checksum(task, "generated", None)
     runs, files = [], []
     for seed, name in enumerate(names, start=1):
@@ -99,7 +99,7 @@ def test_the_task_page_shows_the_2x2_kluebook_compare_prints(tmp_path, imperfect
     task = get_task("nli")
     gold, runs, files = _nli_runs(tmp_path, imperfect_predictions, ("first", "second"))
     gold_file = tmp_path / "dev.json"
-    task.module.write_official(gold, gold_file)
+    task_module(task).write_official(gold, gold_file)
     printed = CliRunner().invoke(app, ["compare", *files, "--task", "nli", "--gold", gold_file])
     assert printed.exit_code == 0, printed.output
     found, sides = compare.from_records(task, runs, "first", "second", root=tmp_path)

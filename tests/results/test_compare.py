@@ -11,7 +11,7 @@ from kluebook.cli.app import app
 from kluebook.common.errors import KluebookError
 from kluebook.data.loading import data_checksum, load_split
 from kluebook.results import compare
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 def _write_jsonl(path, rows):
@@ -23,9 +23,9 @@ def _write_jsonl(path, rows):
 def files(tmp_path, imperfect_predictions):
     """An NLI dev file, a good and a poor predictions file, and one missing a line."""
     task = get_task("nli")
-    gold = task.module.generate(seed=2, dev_size=600)["dev"]
-    task.module.write_official(gold, tmp_path / "dev.json")
-    lines = task.module.gold_predictions(gold)
+    gold = task_module(task).generate(seed=2, dev_size=600)["dev"]
+    task_module(task).write_official(gold, tmp_path / "dev.json")
+    lines = task_module(task).gold_predictions(gold)
     good = [dict(r) for r in lines]
     poor = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(1))
     return {
@@ -106,9 +106,9 @@ def test_two_files_are_scored_with_the_switches_given(tmp_path):
     """`--set` reaches the scoring of both sides: a paper run's NER switch asks for the boundary
     tags the lines lack, without it the same files compare."""
     task = get_task("ner")
-    gold = task.module.generate(seed=2, train_size=1, dev_size=40)["dev"]
-    task.module.write_official(gold, tmp_path / "dev.tsv")
-    lines = _write_jsonl(tmp_path / "gold.jsonl", task.module.gold_predictions(gold))
+    gold = task_module(task).generate(seed=2, train_size=1, dev_size=40)["dev"]
+    task_module(task).write_official(gold, tmp_path / "dev.tsv")
+    lines = _write_jsonl(tmp_path / "gold.jsonl", task_module(task).gold_predictions(gold))
     args = [lines, lines, "--task", "ner", "--gold", str(tmp_path / "dev.tsv")]
     assert _compare(*args).exit_code == 0
     refused = _compare(*args, "--set", "ner_boundary_tags=model")
@@ -121,7 +121,7 @@ def test_a_run_of_every_dev_item_compares_whether_its_limit_was_left_out_or_zero
     `dev_limit=0` scored the same items; a run of the first 20 did not."""
     task = get_task("nli")
     gold = load_split(task, "dev", "generated", None)
-    lines = task.module.gold_predictions(gold)
+    lines = task_module(task).gold_predictions(gold)
     checksum = data_checksum(task, "generated", None)
     runs = []
     for name, limit in (("tuned", None), ("prompted", 0), ("first-20", 20)):

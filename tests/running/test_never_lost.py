@@ -184,7 +184,7 @@ def test_the_page_layout_is_rendered_again_from_the_kept_notebook(kluebook, scra
         run_store.store(spec, run_spec.spec_inputs(spec), done)
         card = run_pages.card
         run_pages.card = lambda spec, record: card(spec, record) + "A NEW LINE OF THE CARD"
-        write_run_pages(read_records()[0])
+        write_run_pages(read_records().records)
         print(nbformat.read(spec.notebook_path, as_version=4).cells[-1].source)
         """
     )

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from kluebook.data.loading import generated_data_dir
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 MODEL = "org/standin"
 MODEL_COMMIT = "1" * 40
@@ -22,7 +22,7 @@ SMALL = ["--set", "train_limit=48", "--set", "dev_limit=24", "--set", "epochs=1"
 def hub_rows(split: str) -> list[dict]:
     """The smoke ynat data as the hub dataset has it (integer labels in the hub order)."""
     task = get_task("ynat")
-    records = task.module.read_official(generated_data_dir(task) / task.files[split])
+    records = task_module(task).read_official(generated_data_dir(task) / task.files[split])
     from kluebook.tasks.ynat.data import HUB_LABELS as labels
 
     return [

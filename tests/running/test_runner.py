@@ -12,7 +12,7 @@ from kluebook.common.paths import CONFIGS
 from kluebook.data.loading import data_dir_for
 from kluebook.recording import fingerprints, records
 from kluebook.running import run_plan, run_spec, run_store, runner
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, notebook_path
 from kluebook.training import fine_tuning
 
 
@@ -68,7 +68,7 @@ def test_preflight_says_when_the_hub_is_unreachable(tmp_path, monkeypatch):
 
 def test_fingerprint_changes_with_parameters_data_and_code_and_names_what_changed():
     task = get_task("ynat")
-    notebook = fingerprints.notebook_code(task.notebook_path)
+    notebook = fingerprints.notebook_code(notebook_path(task))
     base = fingerprints.inputs(task, notebook, {"seed": 1}, "abc")
     assert base.fingerprint == fingerprints.inputs(task, notebook, {"seed": 1}, "abc").fingerprint
     changes = {
@@ -86,7 +86,7 @@ def _copy_of(task, tmp_path):
     """The task with its folder copied, so that its code can be edited in the test."""
     folder = tmp_path / task.name
     shutil.copytree(task.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return dataclasses.replace(task, folder=folder)
+    return task.model_copy(update={"folder": folder})
 
 
 def test_the_run_code_hash_follows_what_the_tasks_code_does_and_its_version(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from kluebook.scoring import bootstrap
 from kluebook.scoring.predictions import index_predictions
-from kluebook.tasks import all_tasks, get_task
+from kluebook.tasks import all_tasks, get_task, task_module
 
 TASKS = list(all_tasks())
 
@@ -49,7 +49,7 @@ def test_the_fast_form_of_the_whole_dev_set_is_the_official_score(task_name, smo
     task = get_task(task_name)
     records, rows = smoke_dev(task_name)
     predictions = index_predictions(task, records, rows)
-    scores = task.module.score(records, predictions)
+    scores = task_module(task).score(records, predictions)
     for key, form in bootstrap.fast_statistics(task, records, predictions).items():
         value = form.values(np.ones((1, len(records))))[0]
         assert value == pytest.approx(scores[key], abs=1e-9), key
@@ -68,8 +68,10 @@ def test_fast_forms_equal_the_official_score_on_real_dev_files(task_name, imperf
     path = path if path.is_file() else path.with_suffix(".partial" + path.suffix)
     if not path.is_file():
         pytest.skip(f"no {task.files['dev']} under KLUEBOOK_DATA_DIR")
-    records = task.module.read_official(path)
-    rows = imperfect_predictions(task_name, task.module.gold_predictions(records), random.Random(3))
+    records = task_module(task).read_official(path)
+    rows = imperfect_predictions(
+        task_name, task_module(task).gold_predictions(records), random.Random(3)
+    )
     fast, official, keys = _official_and_fast(task_name, records, rows, resamples=3)
     for key in keys:
         np.testing.assert_allclose(fast[key], official[key], rtol=0, atol=1e-9)
@@ -102,14 +104,16 @@ def test_intervals_are_reproducible_and_recorded_with_their_method(smoke_dev):
     first = bootstrap.run_intervals(task, records, rows)
     assert first == bootstrap.run_intervals(task, records, rows)
     assert first["bootstrap"] == {"resamples": 1000, "seed": bootstrap.SEED, "unit": "sentence"}
-    scores = task.module.score(records, index_predictions(task, records, rows))
+    scores = task_module(task).score(records, index_predictions(task, records, rows))
     for key in ("entity_f1", "char_f1"):
         assert first["intervals"][key]["low"] < scores[key] < first["intervals"][key]["high"]
 
 
 def _replicates(task, records, rows):
     predictions = index_predictions(task, records, rows)
-    return task.module.score(records, predictions), bootstrap.replicates(task, records, predictions)
+    return task_module(task).score(records, predictions), bootstrap.replicates(
+        task, records, predictions
+    )
 
 
 def test_the_paired_test_finds_no_difference_between_identical_systems():

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 @pytest.fixture(scope="session")
@@ -16,11 +16,11 @@ def generated_dev(tmp_path_factory) -> tuple[Path, dict[str, list[dict]]]:
     gold = {}
     for name in ("ynat", "nli", "sts"):
         task = get_task(name)
-        records = task.module.generate(seed=3, **task.smoke_data)["dev"]
+        records = task_module(task).generate(seed=3, **task.smoke_data)["dev"]
         path = root / task.files["dev"].replace(".json", ".partial.json")
         path.parent.mkdir(parents=True, exist_ok=True)
-        task.module.write_official(records, path)
-        gold[name] = task.module.read_official(path)
+        task_module(task).write_official(records, path)
+        gold[name] = task_module(task).read_official(path)
     return root, gold
 
 
@@ -29,5 +29,6 @@ def perfect(generated_dev):
     """Perfect predictions of each generated task."""
     _, gold = generated_dev
     return {
-        name: get_task(name).module.gold_predictions(records, {}) for name, records in gold.items()
+        name: task_module(get_task(name)).gold_predictions(records, {})
+        for name, records in gold.items()
     }

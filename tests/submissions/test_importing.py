@@ -19,7 +19,7 @@ from kluebook.submissions.files import Limits
 from kluebook.submissions.importing import ItemIndex, import_submission
 from kluebook.submissions.schema import read_submission
 from kluebook.submissions.tool_logs import ToolItem
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.prompt_items import PromptItem
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
@@ -42,7 +42,7 @@ def read_lines(path: Path) -> list[dict]:
 
 def dev(task: str) -> list[dict]:
     path = DATA / get_task(task).files["dev"].replace(".json", ".partial.json")
-    return get_task(task).module.read_official(path)
+    return task_module(get_task(task)).read_official(path)
 
 
 def guid_of_pair(premise: str, hypothesis: str) -> str | None:
@@ -182,7 +182,7 @@ def write_run(results: Path, lines: list[dict], task: str = "nli", **fields) -> 
 
 
 def test_a_kluebook_run_becomes_a_submission_in_one_call(tmp_path):
-    lines = get_task("nli").module.gold_predictions(dev("nli"), {})
+    lines = task_module(get_task("nli")).gold_predictions(dev("nli"), {})
     stranger = {"guid": "klue-nli-v1_dev_99999", "label": "neutral"}
     scores = {"참": -0.5, "거짓": -2.0, "알 수 없음": -3.0}
     as_run = [{**line, "choice_logprobs": scores, "item_prompt": "전제: …"} for line in lines]
@@ -210,7 +210,7 @@ def test_a_models_runs_of_several_tasks_make_one_submission(tmp_path):
     runs = [
         write_run(
             tmp_path,
-            get_task(task).module.gold_predictions(dev(task), {}),
+            task_module(get_task(task)).gold_predictions(dev(task), {}),
             task,
             model="klue/roberta-large",
             finished_at=f"2026-03-0{day}T10:00:00+00:00",
@@ -232,7 +232,7 @@ def test_a_failed_run_and_a_refused_value_are_named(tmp_path):
     failed = write_run(tmp_path / "a", [], status="failed")
     with pytest.raises(KluebookError, match="the run failed: it has no predictions"):
         import_submission([failed], tmp_path / "x", GIVEN, DATA)
-    lines = get_task("nli").module.gold_predictions(dev("nli"), {})
+    lines = task_module(get_task("nli")).gold_predictions(dev("nli"), {})
     lines[0] = {**lines[0], "label": 2}  # a hub copy's class id
     path = write_run(tmp_path / "b", lines)
     report = import_submission([path], tmp_path / "y", {**GIVEN, "parameters": 1}, DATA)
@@ -352,7 +352,7 @@ def test_a_log_of_the_real_dev_files_is_mapped_by_text_and_passes_the_check(tmp_
     log = tmp_path / "log"
     log.mkdir()
     rows = []
-    for number, record in enumerate(get_task("nli").module.read_official(nli_file)):
+    for number, record in enumerate(task_module(get_task("nli")).read_official(nli_file)):
         answers = list(words.values())
         rows.append(
             {
@@ -369,7 +369,7 @@ def test_a_log_of_the_real_dev_files_is_mapped_by_text_and_passes_the_check(tmp_
                 ],
             }
         )
-    ynat_records = get_task("ynat").module.read_official(ynat_file)
+    ynat_records = task_module(get_task("ynat")).read_official(ynat_file)
     labels = sorted({r["label"] for r in ynat_records})
     ynat_rows = [
         {
@@ -402,10 +402,10 @@ def test_a_log_of_the_real_dev_files_is_mapped_by_text_and_passes_the_check(tmp_
     }
     for imported in report.tasks:
         task = get_task(imported.task)
-        records = task.module.read_official(nli_file if imported.task == "nli" else ynat_file)
+        records = task_module(task).read_official(nli_file if imported.task == "nli" else ynat_file)
         predictions = {line["guid"]: line for line in imported.lines}
         metric = task.metrics[0].key
-        assert task.module.score(records, predictions, {})[metric] == pytest.approx(100.0)
+        assert task_module(task).score(records, predictions, {})[metric] == pytest.approx(100.0)
 
 
 def test_an_item_is_found_by_its_fields_each_at_its_own_place():
@@ -448,7 +448,7 @@ def test_rendered_prompts_of_the_real_dev_file_find_their_items(tmp_path, klue_f
     metadata, no guid) of every real NLI dev pair: each pair is found at its own place in its
     prompt (some hypotheses are part of their premise), and the submission scores 100."""
     nli_file = klue_file("klue-nli-v1.1/klue-nli-v1.1_dev.json")
-    records = get_task("nli").module.read_official(nli_file)
+    records = task_module(get_task("nli")).read_official(nli_file)
     log = json.loads((INSPECT / "kluebook_nli.json").read_text())
     [template] = log["samples"][:1]
     labels = list(NLI_ANSWERS.values())  # in the order of the samples' choices
@@ -471,7 +471,7 @@ def test_rendered_prompts_of_the_real_dev_file_find_their_items(tmp_path, klue_f
     [nli] = report.tasks
     assert (nli.by_text, len(nli.lines), nli.left_out) == (3000, 3000, {})
     predictions = {line["guid"]: line for line in nli.lines}
-    assert get_task("nli").module.score(records, predictions, {})["accuracy"] == 100.0
+    assert task_module(get_task("nli")).score(records, predictions, {})["accuracy"] == 100.0
 
 
 def test_generated_answers_are_read_as_the_task_reads_them(tmp_path):

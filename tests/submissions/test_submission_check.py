@@ -9,7 +9,7 @@ from support.submissions import METADATA, make_submission, write_lines
 
 from kluebook.common.errors import KluebookError
 from kluebook.submissions.check import SHOWN, check_submission, gold_file
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 
 def problems(folder, data_dir):
@@ -164,7 +164,7 @@ def real_gold(klue_file):
             found = gold_file(get_task(name), KLUE_DATA)
         except KluebookError as error:
             pytest.skip(f"real {name} dev file unusable: {error}")
-        gold[name] = get_task(name).module.read_official(found.path)
+        gold[name] = task_module(get_task(name)).read_official(found.path)
     return KLUE_DATA, gold
 
 
@@ -196,7 +196,7 @@ def noisy(task: str, rows: list[dict], rng: random.Random) -> list[dict]:
 @pytest.mark.realdata
 def test_perfect_and_noisy_predictions_of_every_real_task_pass(tmp_path, real_gold):
     data_dir, gold = real_gold
-    perfect = {n: get_task(n).module.gold_predictions(r, {}) for n, r in gold.items()}
+    perfect = {n: task_module(get_task(n)).gold_predictions(r, {}) for n, r in gold.items()}
     rng = random.Random(0)
     for slug, predictions in (
         ("perfect", perfect),
@@ -210,8 +210,8 @@ def test_perfect_and_noisy_predictions_of_every_real_task_pass(tmp_path, real_go
 @pytest.mark.realdata
 def test_real_ner_and_dp_values_are_checked(tmp_path, real_gold):
     data_dir, gold = real_gold
-    ner = get_task("ner").module.gold_predictions(gold["ner"], {})
-    dp = get_task("dp").module.gold_predictions(gold["dp"], {})
+    ner = task_module(get_task("ner")).gold_predictions(gold["ner"], {})
+    dp = task_module(get_task("dp")).gold_predictions(gold["dp"], {})
     first_ner, first_dp = ner[0]["guid"], dp[0]["guid"]
     size = len(dp[0]["heads"])
     ner[0] = {**ner[0], "tags": ner[0]["tags"][:-1]}
@@ -231,7 +231,7 @@ def test_real_ner_and_dp_values_are_checked(tmp_path, real_gold):
 @pytest.mark.realdata
 def test_hub_position_guids_of_ner_and_dp_are_named(tmp_path, real_gold):
     data_dir, gold = real_gold
-    rows = get_task("dp").module.gold_predictions(gold["dp"], {})
+    rows = task_module(get_task("dp")).gold_predictions(gold["dp"], {})
     hub = [{**row, "guid": f"dp-hub-{i:05d}"} for i, row in enumerate(rows)]
     (hub_line, missing) = problems(make_submission(tmp_path / "m", {"dp": hub}), data_dir)
     assert hub_line.startswith(

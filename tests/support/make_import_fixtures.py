@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from kluebook.prompting.tiny_causal_lm import build_tiny_causal_lm
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module, task_package
 
 FIXTURES = Path(__file__).resolve().parents[1] / "submissions" / "fixtures" / "import"
 NLI_CHOICES = ["참", "거짓", "알 수 없음"]  # the NLI prompting's answers, in its label order
@@ -129,11 +129,11 @@ def smoke_items(fixtures: Path) -> dict[str, list[dict]]:
     items = {}
     for name, train in (("nli", 12), ("ynat", 14)):
         task = get_task(name)
-        records = task.module.generate(seed=0, train_size=train, dev_size=DEV_SIZE)["dev"]
+        records = task_module(task).generate(seed=0, train_size=train, dev_size=DEV_SIZE)["dev"]
         path = fixtures / "data" / task.files["dev"].replace(".json", ".partial.json")
         path.parent.mkdir(parents=True, exist_ok=True)
-        task.module.write_official(records, path)
-        items[name] = task.module.read_official(path)
+        task_module(task).write_official(records, path)
+        items[name] = task_module(task).read_official(path)
     return items
 
 
@@ -141,7 +141,7 @@ def run_lm_eval(python: str, items: dict[str, list[dict]], work: Path, fixtures:
     nli_docs = [
         {"premise": r["premise"], "hypothesis": r["hypothesis"], "answer": 0} for r in items["nli"]
     ] + [{**STRANGER, "answer": 2}]
-    ynat = importlib.import_module(f"{get_task('ynat').package.__name__}.data").LABELS
+    ynat = importlib.import_module(f"{task_package(get_task('ynat')).__name__}.data").LABELS
     ynat_docs = [
         {"guid": r["guid"], "title": r["title"], "answer": ynat.index(r["label"])}
         for r in items["ynat"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 TASK = "toytopics"
 TEMPLATE = """\
@@ -86,7 +86,7 @@ def other_causal_folder(tmp_path_factory):
 def nli_causal_lm(tmp_path_factory, seed: int) -> Path:
     from kluebook.prompting import tiny_causal_lm
 
-    data = get_task("nli").module.generate(seed=0, train_size=40, dev_size=12)
+    data = task_module(get_task("nli")).generate(seed=0, train_size=40, dev_size=12)
     texts = [
         " ".join(str(value) for value in record.values()) for record in data["train"] + data["dev"]
     ]

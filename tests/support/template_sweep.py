@@ -9,7 +9,7 @@ from conftest import valid_record
 from kluebook.data.loading import data_checksum, load_split
 from kluebook.recording import fingerprints
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 NLI = get_task("nli")
 TEMPLATES = ("standard", "brief", "reworded")
@@ -27,7 +27,7 @@ def prompted_run(root, gold, model: str, template: str, seed: int, wrong: float)
     changed, another share for each demonstration seed."""
     rng = random.Random(f"{model}/{template}/{seed}")
     lines = []
-    for line in NLI.module.gold_predictions(gold):
+    for line in task_module(NLI).gold_predictions(gold):
         if rng.random() < wrong + 0.02 * seed:
             others = [x for x in ("entailment", "neutral", "contradiction") if x != line["label"]]
             line = {**line, "label": rng.choice(others)}

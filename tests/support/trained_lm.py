@@ -15,7 +15,7 @@ full batch, on CPU, from a fixed seed, until every answer token is the model's f
 from pathlib import Path
 
 from kluebook.data.loading import load_split
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import chat_prompt, render_prompt
 from kluebook.prompting.tiny_causal_lm import CHAT_TEMPLATE
 from kluebook.tasks import get_task
@@ -36,7 +36,8 @@ def smoke_questions(tasks: list[str], dev_limit: int) -> list[tuple[str, str]]:
     shots answers, from the generated data of the book the process's cache belongs to."""
     pairs = []
     for name in tasks:
-        template, prompting = task_prompting(name)
+        template = task_template(name)
+        prompting = task_prompting(name)
         records = load_split(get_task(name), "dev", "generated", None)[:dev_limit]
         for item in prompting.prompt_items(records):
             pairs.append((render_prompt(template, [], item), item.answer))

@@ -12,7 +12,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.data.loading import HUB_SPLITS, generated_data_dir
 from kluebook.notebook.steps import COMMON_PARAMETERS
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, card_path, notebook_path, task_module
 from kluebook.training.recipes import resolve_recipe
 
 TASKS = list(all_tasks().values())
@@ -26,7 +26,7 @@ def task(request):
 @pytest.fixture(scope="module")
 def generated():
     """Every task's generated data, keyed by task name."""
-    return {t.name: t.module.generate(seed=0) for t in TASKS}
+    return {t.name: task_module(t).generate(seed=0) for t in TASKS}
 
 
 class TestTaskContract:
@@ -36,19 +36,19 @@ class TestTaskContract:
             if role not in HUB_SPLITS:
                 continue
             first, second = tmp_path / "first" / role, tmp_path / "second" / role
-            task.module.write_official(records, first)
-            read = task.module.read_official(first)
+            task_module(task).write_official(records, first)
+            read = task_module(task).read_official(first)
             assert len(read) == len(records), role
-            task.module.write_official(read, second)
-            assert task.module.read_official(second) == read, role
+            task_module(task).write_official(read, second)
+            assert task_module(task).read_official(second) == read, role
 
     def test_the_generator_is_deterministic_per_seed(self, task, generated):
-        assert task.module.generate(seed=0) == generated[task.name]
-        assert task.module.generate(seed=1)["dev"] != generated[task.name]["dev"]
+        assert task_module(task).generate(seed=0) == generated[task.name]
+        assert task_module(task).generate(seed=1)["dev"] != generated[task.name]["dev"]
 
     def test_gold_as_prediction_scores_the_maximum_on_every_metric(self, task, generated):
         dev = generated[task.name]["dev"]
-        lines = task.module.gold_predictions(dev)
+        lines = task_module(task).gold_predictions(dev)
         scores = score_predictions(task, dev, lines)
         assert {m.key for m in task.metrics} <= scores.keys()
         assert scores == {key: pytest.approx(100.0) for key in scores}
@@ -59,16 +59,16 @@ class TestTaskContract:
                 continue
             path = generated_data_dir(other) / other.files["dev"]
             with pytest.raises(KluebookError) as caught:
-                task.module.read_official(path)
+                task_module(task).read_official(path)
             assert "\n" not in str(caught.value), other.name
 
     def test_the_notebook_declares_the_common_parameters(self, task):
-        declared = papermill.inspect_notebook(str(task.notebook_path))
+        declared = papermill.inspect_notebook(str(notebook_path(task)))
         assert set(COMMON_PARAMETERS) <= declared.keys()
         assert all(declared[name]["help"] for name in COMMON_PARAMETERS)
 
     def test_the_card_exists_and_is_titled_after_the_task(self, task):
-        card = task.card_path.read_text(encoding="utf-8")
+        card = card_path(task).read_text(encoding="utf-8")
         assert card.startswith(f"# {task.title}\n")
         for section in ("## Metrics", "## Predictions file"):
             assert section in card
@@ -76,16 +76,16 @@ class TestTaskContract:
     def test_the_registry_entry_is_consistent(self, task):
         keys = [m.key for m in task.metrics]
         assert task.selection_metric in keys
-        assert task.smoke_floor["metric"] in keys
+        assert task.smoke_floor.metric in keys
         assert {"train", "dev"} <= task.files.keys()
 
     def test_its_switches_resolve_in_both_profiles_and_refuse_other_values(self, task):
         for name, switch in task.switches.items():
             paper = resolve_recipe(task, "klue/roberta-base", "paper", {})
             smoke = resolve_recipe(task, "kluebook/tiny-roberta", "smoke", {})
-            assert paper.switches()[name] == switch["choices"][0]
-            assert smoke.as_dict()[name] == switch["smoke"]
-            for value in switch["choices"]:
+            assert paper.switches()[name] == switch.choices[0]
+            assert smoke.as_dict()[name] == switch.smoke
+            for value in switch.choices:
                 chosen = resolve_recipe(task, "klue/roberta-base", "paper", {name: value})
                 assert chosen.switches()[name] == value
             with pytest.raises(KluebookError, match=f"recipe switch {name} must be one of"):
@@ -97,7 +97,7 @@ class TestTaskContract:
             row = f"| `{name}` |"
             assert row in page, name
             values = page.split(row, 1)[1].split("\n", 1)[0]
-            assert f"`{switch['choices'][0]}` | `{switch['smoke']}` |" in values, name
+            assert f"`{switch.choices[0]}` | `{switch.smoke}` |" in values, name
             assert f"## `{name}`:" in page, name
 
 

@@ -20,7 +20,7 @@ import pytest
 from kluebook.common.paths import ROOT
 from kluebook.common.repository import configured_url, install_line
 from kluebook.scoring.predictions import score_predictions
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, notebook_path, task_module
 from kluebook.training.recipes import resolve_recipe
 from kluebook.training.tiny_model import TINY_MODEL
 
@@ -34,7 +34,7 @@ def task(request):
 
 
 def cells(task):
-    return nbformat.read(task.notebook_path, as_version=4).cells
+    return nbformat.read(notebook_path(task), as_version=4).cells
 
 
 def test_the_first_cell_installs_kluebook_only_where_it_is_missing(task):
@@ -97,7 +97,7 @@ def small_data():
     """Each task's generated data, cut short: (train, dev) by task name."""
     data = {}
     for task in TASKS:
-        generated = task.module.generate(seed=0)
+        generated = task_module(task).generate(seed=0)
         data[task.name] = generated["train"][:200], generated["dev"][:40]
     return data
 
@@ -115,7 +115,7 @@ def test_the_solutions_run_on_small_generated_data(
 ):
     train, dev = small_data[task.name]
     switches = profile_recipe.switches()
-    lines = task.module.gold_predictions(dev, switches)
+    lines = task_module(task).gold_predictions(dev, switches)
     if predictions == "degraded":
         lines = degraded(lines)
     run = SimpleNamespace(

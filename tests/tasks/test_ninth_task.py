@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from kluebook.data.loading import GENERATOR_VERSION
-from kluebook.tasks import get_task
+from kluebook.tasks import card_path, get_task, notebook_path
 
 pytestmark = pytest.mark.slow
 
@@ -29,9 +29,9 @@ def toy(tmp_path_factory, new_book):
         files={"train": "toy/toy_train.json", "dev": "toy/toy_dev.json"},
     )
     (folder / "task.yaml").write_text(yaml.safe_dump(entry, allow_unicode=True), encoding="utf-8")
-    card = ynat.card_path.read_text(encoding="utf-8").replace(ynat.title, "Toy topics (TOY)", 1)
+    card = card_path(ynat).read_text(encoding="utf-8").replace(ynat.title, "Toy topics (TOY)", 1)
     (folder / "README.md").write_text(card, encoding="utf-8")
-    notebook = nbformat.read(ynat.notebook_path, as_version=4)
+    notebook = nbformat.read(notebook_path(ynat), as_version=4)
     for cell in notebook.cells:
         cell.source = cell.source.replace('start_run("ynat"', 'start_run("toy"')
     nbformat.write(notebook, folder / "notebook.ipynb")

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.tasks.dp.metric import DEPRELS
 from kluebook.tasks.ner.metric import ENTITY_TYPES
 from kluebook.tasks.prompt_answers import (
@@ -19,12 +19,13 @@ from kluebook.tasks.re.data import RELATIONS
 
 
 def module(task_name: str):
-    return task_prompting(task_name)[1]
+    return task_prompting(task_name)
 
 
 def parse(task_name: str, item, text: str, template: str = "standard"):
     """A generated answer read as a run with `template` reads it."""
-    found, prompting = task_prompting(task_name, template)
+    found = task_template(task_name, template)
+    prompting = task_prompting(task_name)
     return prompting.parse_answer(item, answer_text(found, text))
 
 
@@ -190,7 +191,7 @@ class TestNer:
         assert not any(tag.startswith("B-") for tag in fallback)
 
     def test_every_entity_type_is_named_in_the_instruction(self):
-        template, _ = task_prompting("ner")
+        template = task_template("ner")
         assert all(kind in template.instruction for kind in ENTITY_TYPES)
 
 
@@ -243,7 +244,7 @@ class TestDp:
         assert module("dp").fallback_prediction(item)["heads"] == [0, 1]
 
     def test_every_relation_is_listed_in_the_answer_format(self):
-        template, _ = task_prompting("dp")
+        template = task_template("dp")
         listed = template.answer_format.replace(",", " ").replace(".", " ").split()
         assert set(DEPRELS) <= set(listed)
 

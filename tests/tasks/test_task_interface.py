@@ -1,16 +1,17 @@
-"""The task interface is one typed definition, `kluebook.tasks.interface.TaskModule`, read from
+"""The task interface is one typed definition, `kluebook.task_types.interface.TaskModule`, read from
 a task folder's data.py and synthetic.py and checked when first asked for; a task.yaml is checked
 by a schema that refuses unknown keys. Either problem stops with one line naming the file."""
 
+import pickle
 import shutil
 
 import pytest
 import yaml
 
 from kluebook.common.errors import KluebookError
-from kluebook.tasks import EXTRA_TASKS_VARIABLE, all_tasks, get_task
+from kluebook.task_types.task import ResamplingUnit, SmokeFloor, Switch, Task
+from kluebook.tasks import EXTRA_TASKS_VARIABLE, all_tasks, get_task, task_module, task_package
 from kluebook.tasks.interface import REQUIRED, TASK_INTERFACE, TaskModule
-from kluebook.tasks.schema import ResamplingUnit
 
 
 def test_the_interface_names_the_functions_the_shared_code_calls():
@@ -36,15 +37,25 @@ def test_the_interface_names_the_functions_the_shared_code_calls():
 @pytest.mark.parametrize("name", list(all_tasks()))
 def test_every_built_in_task_offers_it_from_its_modules(name):
     task = get_task(name)
-    interface = task.module
+    interface = task_module(task)
     assert isinstance(interface, TaskModule)
     assert interface.score.__module__ == f"kluebook.tasks.{name}.data"
     assert interface.generate.__module__ == f"kluebook.tasks.{name}.synthetic"
-    assert task.package.__name__ == f"kluebook.tasks.{name}"
+    assert task_package(task).__name__ == f"kluebook.tasks.{name}"
+
+
+def test_a_task_is_its_typed_entry_and_a_copy_reaches_the_same_code():
+    task = get_task("ner")
+    assert isinstance(task, Task) and isinstance(task.smoke_floor, SmokeFloor)
+    boundary = task.switches["ner_boundary_tags"]
+    assert isinstance(boundary, Switch) and boundary.choices[0] == "model"
+    assert task.smoke_floor.metric in {metric.key for metric in task.metrics}
+    copy = pickle.loads(pickle.dumps(task))  # as a Dask or Slurm worker gets it
+    assert copy == task and task_module(copy) is task_module(task)
 
 
 def test_the_resampling_statistics_come_from_data_py_where_a_task_has_them():
-    with_statistics = {n for n, t in all_tasks().items() if t.module.resampling_statistics}
+    with_statistics = {n for n, t in all_tasks().items() if task_module(t).resampling_statistics}
     assert with_statistics == {"ynat", "sts", "nli", "ner", "re", "dp"}
     # The two tasks without them average their official score over each unit instead.
     for name in ("mrc", "wos"):
@@ -72,7 +83,7 @@ def test_a_task_folder_that_lacks_a_function_is_named_in_a_one_line_error(tmp_pa
     data.write_text(text.replace("def gold_predictions(", "def _gold_predictions("), "utf-8")
     task = get_task("halftask")  # the registry entry loads; its interface is checked when read
     with pytest.raises(KluebookError) as caught:
-        task.module  # noqa: B018
+        task_module(task)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("task 'halftask' (")
@@ -87,17 +98,17 @@ def test_a_function_that_takes_other_arguments_is_refused(tmp_path, monkeypatch)
     end = text.index(") -> dict", start)
     data.write_text(text[:start] + "def score(records, predictions" + text[end:], "utf-8")
     with pytest.raises(KluebookError, match=r"data\.score does not take the interface.s arguments"):
-        get_task("oldtask").module  # noqa: B018
+        task_module(get_task("oldtask"))
 
 
 def test_a_folder_without_init_py_is_a_task_too(tmp_path, monkeypatch):
     folder = _copy(tmp_path, monkeypatch, "bare")
     (folder / "__init__.py").unlink()
     task = get_task("bare")
-    dev = task.module.generate(seed=0, train_size=1, dev_size=5)["dev"]
-    lines = task.module.gold_predictions(dev)
-    predictions = {task.module.prediction_key(line): line for line in lines}
-    assert task.module.score(dev, predictions) == {"macro_f1": 100.0}
+    dev = task_module(task).generate(seed=0, train_size=1, dev_size=5)["dev"]
+    lines = task_module(task).gold_predictions(dev)
+    predictions = {task_module(task).prediction_key(line): line for line in lines}
+    assert task_module(task).score(dev, predictions) == {"macro_f1": 100.0}
 
 
 def test_an_unknown_task_yaml_key_is_named_with_its_file(tmp_path, monkeypatch):
@@ -157,8 +168,8 @@ def test_every_field_keeps_its_default(tmp_path, monkeypatch):
     task = get_task("minimal")
     assert (task.order, task.hub_config, task.hub_task_type) == (1000, "minimal", "other")
     assert task.resampling_unit == ResamplingUnit(name="record", group_by="guid")
-    assert task.recipe == {"base": {}, "large": {}, "models": {}}
-    assert (task.smoke_recipe, task.smoke_data, task.switches) == ({}, {}, {})
+    assert (task.recipe.base, task.recipe.large, task.recipe.models) == ({}, {}, {})
+    assert (task.smoke, task.smoke_data, task.switches) == ({}, {}, {})
 
 
 def test_the_prompted_track_files_are_not_task_yaml_keys(tmp_path, monkeypatch):
@@ -166,7 +177,7 @@ def test_the_prompted_track_files_are_not_task_yaml_keys(tmp_path, monkeypatch):
     (folder / "prompts").mkdir(exist_ok=True)
     (folder / "prompts" / "standard.yaml").write_text("instruction: x\n", encoding="utf-8")
     (folder / "prompting.py").write_text('"""Prompting."""\n', encoding="utf-8")
-    assert get_task("prompted").module.score
+    assert task_module(get_task("prompted")).score
 
 
 def test_the_command_line_prints_a_task_yaml_typo_in_one_line(

@@ -41,7 +41,7 @@ MODELS = {"base": "klue/roberta-base", "large": "klue/roberta-large"}
 def test_the_paper_profile_follows_the_official_code(task):
     for size, model in MODELS.items():
         recipe = resolve_recipe(get_task(task), model, "paper", {})
-        own = {name: s["choices"][0] for name, s in get_task(task).switches.items()}
+        own = {name: s.choices[0] for name, s in get_task(task).switches.items()}
         expected = {**SWITCH_DEFAULTS, **own, **PAPER_CHANGES.get((task, size), {})}
         assert recipe.switches() == expected
 
@@ -49,7 +49,7 @@ def test_the_paper_profile_follows_the_official_code(task):
 @pytest.mark.parametrize("task", TASKS)
 def test_the_smoke_profile_keeps_its_earlier_behaviour(task):
     recipe = resolve_recipe(get_task(task), "kluebook/tiny-roberta", "smoke", {})
-    own = {name: s["smoke"] for name, s in get_task(task).switches.items()}
+    own = {name: s.smoke for name, s in get_task(task).switches.items()}
     assert recipe.switches() == {name: SMOKE_RECIPE[name] for name in SWITCH_DEFAULTS} | own
     assert recipe.switches() == {
         "eval_schedule": "trainer",

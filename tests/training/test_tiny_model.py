@@ -12,7 +12,7 @@ from kluebook.training.tiny_model import SPECIAL_TOKENS, wordpiece_vocabulary
 SMOKE_VOCABULARIES = """
 import hashlib
 from kluebook.data.loading import GENERATOR_SEED
-from kluebook.tasks import available_tasks, get_task
+from kluebook.tasks import available_tasks, get_task, task_module
 from kluebook.training.tiny_model import wordpiece_vocabulary
 
 def strings(value):
@@ -26,7 +26,7 @@ def strings(value):
             yield from strings(item)
 
 for task in map(get_task, available_tasks()):
-    train = task.module.generate(seed=GENERATOR_SEED, **task.smoke_data)["train"]
+    train = task_module(task).generate(seed=GENERATOR_SEED, **task.smoke_data)["train"]
     vocab = wordpiece_vocabulary(list(strings(train)))
     print(task.name, len(vocab), hashlib.sha256("\\n".join(vocab).encode()).hexdigest())
 """

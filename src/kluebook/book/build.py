@@ -14,7 +14,7 @@ from kluebook.common.paths import CONFIGS, GENERATED, RESULTS, ROOT
 from kluebook.recording import code_closure
 from kluebook.recording.code_closure import closure, notebook_imports
 from kluebook.recording.fingerprints import package_data, task_imports
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, notebook_path
 
 # What a book build reads besides the installed package (which holds the configs): the book's
 # configuration, its pages, the citation file (the Cite page) and the notebooks its launch
@@ -82,8 +82,8 @@ def generated_pages_digest() -> str:
         digest.update(task.name.encode() + b"\0")
         _digest_files(digest, _task_files(task.folder), task.folder)
         entry += task_imports(task)
-        if task.notebook_path.is_file():
-            text = task.notebook_path.read_text(encoding="utf-8")
+        if notebook_path(task).is_file():
+            text = notebook_path(task).read_text(encoding="utf-8")
             digest.update(hashlib.sha256(text.encode()).digest())
             entry += notebook_imports(text)
     _digest_modules(digest, entry)
@@ -103,7 +103,7 @@ def files_touched_digest() -> str:
     files += [p for p in RESULTS.rglob("*") if p.is_file()] + [ROOT / "_toc.yml"]
     files += [p for p in CONFIGS.rglob("*") if p.is_file()] + _templates()
     for task in all_tasks().values():
-        files += [*_task_files(task.folder), task.notebook_path]
+        files += [*_task_files(task.folder), notebook_path(task)]
     digest = hashlib.sha256(__version__.encode())
     for path in sorted(set(files)):
         stat = path.stat() if path.is_file() else None

@@ -14,8 +14,7 @@ from kluebook.book.templating import parts
 from kluebook.errata.manifest import Erratum, manifest
 from kluebook.results.aggregation import Row, corrected_key
 from kluebook.results.links import ERRATA_PAGE, href
-from kluebook.tasks import Task
-from kluebook.tasks.schema import MetricEntry
+from kluebook.tasks import Metric, Task
 
 NATURES = {
     "bug": "bug: the code does not do what it says; its value is a correction",
@@ -36,13 +35,13 @@ def anchor(erratum: Erratum) -> str:
     return f"erratum-{erratum.id}"
 
 
-def moved_metrics(task: Task, erratum: Erratum) -> list[MetricEntry]:
+def moved_metrics(task: Task, erratum: Erratum) -> list[Metric]:
     """The official metrics of `task` that `erratum` moves (a data erratum: all of them)."""
     keys = list(erratum.variants) if erratum.kind == "metric" else [m.key for m in task.metrics]
     return [m for m in task.metrics if m.key in keys]
 
 
-def corrections(tasks: list[Task]) -> list[tuple[Task, Erratum, MetricEntry]]:
+def corrections(tasks: list[Task]) -> list[tuple[Task, Erratum, Metric]]:
     """Every (task, erratum, official metric) whose corrected value runs record: the applied
     metric and label errata (a text erratum's numbers are those of runs on its items)."""
     return [

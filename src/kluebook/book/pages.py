@@ -29,7 +29,7 @@ from kluebook.results.aggregation import (
 from kluebook.results.links import RESULTS_PAGE, STATUS_PAGE, run_page, task_page
 from kluebook.results.sensitivity import sweeps
 from kluebook.results.uncertainty import resolution_text, scores_text
-from kluebook.tasks import Task, all_tasks
+from kluebook.tasks import Task, all_tasks, card_path
 
 # How the runs list names the configuration of runs made with their profile's recipe.
 PROFILE_RECIPE = "the profile's recipe"
@@ -42,7 +42,7 @@ def results_title(task: Task) -> str:
 def card_summary(task: Task) -> str:
     """The opening of the task's card after its title: its first paragraph, and the English one
     after it where the first is the Korean summary (`language-ko`)."""
-    text = task.card_path.read_text(encoding="utf-8")
+    text = card_path(task).read_text(encoding="utf-8")
     body = re.sub(r"^#[^\n]*\n", "", text.strip(), count=1).strip()
     paragraphs = body.split("\n\n")
     count = 2 if paragraphs[0].startswith(":::{container} language-ko") else 1
@@ -86,12 +86,12 @@ def landing_page(task: Task, records: list[RunRecord], rows, published, root: Pa
     page = task_page(task)
     metrics = "; ".join(f"{m.label} (`{m.key}`)" for m in task.metrics)
     selection = next((m.label for m in task.metrics if m.key == task.selection_metric), None)
-    mine = [r for r in rows if any(k[0] == task.name for k in r.cells)]
-    theirs = [r for r in published if any(k[0] == task.name for k in r.cells)]
+    mine = [r for r in rows if any(name == task.name for name, _ in r.cells)]
+    theirs = [r for r in published if any(name == task.name for name, _ in r.cells)]
     reference = [
         r
         for r in published_rows(published_scores("original"))
-        if any(k[0] == task.name for k in r.cells)
+        if any(name == task.name for name, _ in r.cells)
     ]
     sections = sections_for(mine, theirs, reference)
     methods = f"methods-{task.name}"

@@ -8,9 +8,9 @@ import re
 
 from kluebook.book.klue_table import metrics_anchor
 from kluebook.book.myst import code
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.results.calibration import CORRECTIONS
-from kluebook.tasks import Task
+from kluebook.tasks import Task, card_path
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, TEMPLATES_FOLDER, template_names
 from kluebook.training.recipes import resolve_recipe
 from kluebook.training.tiny_model import TINY_MODEL
@@ -43,8 +43,7 @@ def tasks_table(tasks: list[Task]) -> str:
 def prediction_formats(tasks: list[Task]) -> str:
     """One row per task: a line of its predictions file for `kluebook score`."""
     rows = [
-        [f"`{task.name}`", f"`{task.predictions['line']}`", task.predictions["note"]]
-        for task in tasks
+        [f"`{task.name}`", f"`{task.predictions.line}`", task.predictions.note] for task in tasks
     ]
     return _table(["task", "one line of the predictions file", "note"], rows)
 
@@ -62,7 +61,7 @@ def recipe_table(task: Task) -> str:
         for key in recipes["base"]
     ]
     text = _table(["parameter", "base checkpoints", "klue/roberta-large", "smoke profile"], rows)
-    for model, values in task.recipe.get("models", {}).items():
+    for model, values in task.recipe.models.items():
         changes = ", ".join(f"`{k}` {v}" for k, v in values.items())
         text += f"\nFor `{model}` alone: {changes}.\n"
     return text
@@ -70,7 +69,7 @@ def recipe_table(task: Task) -> str:
 
 def methods_page(task: Task) -> str:
     """The task's card, followed by its recipe, smoke settings and registry facts."""
-    card = page_heading(task.card_path.read_text(encoding="utf-8").strip(), methods_title(task))
+    card = page_heading(card_path(task).read_text(encoding="utf-8").strip(), methods_title(task))
     # The target of the results table's metric headers (kluebook.book.klue_table.metrics_anchor).
     card = card.replace("\n## Metrics\n", f"\n({metrics_anchor(task)})=\n## Metrics\n", 1)
     floor = task.smoke_floor
@@ -90,8 +89,8 @@ def methods_page(task: Task) -> str:
         f"- Task version: {task.version} (bumped on every change that alters its numbers).\n"
         f"- Files in the official layout: {files}.\n"
         f"- Checkpoint selection: the best dev `{task.selection_metric}`.\n"
-        f"- Smoke floor checked by the end-to-end test: `{floor['metric']}` above "
-        f"{floor['value']} ({floor['why']}).\n"
+        f"- Smoke floor checked by the end-to-end test: `{floor.metric}` above "
+        f"{floor.value} ({floor.why}).\n"
         f"- Smoke data: {smoke_data(task)}.\n"
     )
 
@@ -107,7 +106,8 @@ def prompted_section(task: Task) -> str:
             "evaluated fine-tuned only ({ref}`Prompting KLUE <prompting>` says what a template "
             "holds).\n\n"
         )
-    template, prompting = task_prompting(task.name)
+    template = task_template(task.name)
+    prompting = task_prompting(task.name)
     if template.mode == "rank":
         mode = (
             "**Answer mode: ranking.** The model writes nothing: the log-likelihood of every "
@@ -160,7 +160,7 @@ def template_table(task_name: str, names: list[str]) -> str:
     """The task's templates, one row each: its instruction, answer prefix and answer words."""
     rows = []
     for name in names:
-        template, _ = task_prompting(task_name, name)
+        template = task_template(task_name, name)
         instruction = " ".join(template.instruction.split())
         words = ", ".join(f"{a} → {w}" for a, w in template.answer_words.items()) or "the task's"
         named = code(name).replace("|", "\\|")  # a pipe in a table's cell, even in code

@@ -21,18 +21,16 @@ from kluebook.book.run_pages import render_page
 from kluebook.book.status_page import render_status
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, RESULTS, ROOT
-from kluebook.recording.records import RunRecord, Unreadable, read_records
+from kluebook.recording.records import RecordsFound, RunRecord, read_records
 from kluebook.results.aggregation import published_rows, published_scores, reproduced_rows
 from kluebook.results.pooling import code_today, stale_reason
 from kluebook.results.sensitivity import sweeps
 from kluebook.running.run_spec import spec_of
 from kluebook.tasks import all_tasks
 
-Loaded = tuple[list[RunRecord], list[Unreadable]]
-
 
 def write_report(
-    out_dir: Path = GENERATED, results: Path = RESULTS, loaded: Loaded | None = None
+    out_dir: Path = GENERATED, results: Path = RESULTS, loaded: RecordsFound | None = None
 ) -> list[Path]:
     """Write the results page body, its figures and downloads, and the status page (from
     `loaded` records when given, else from the records under `results`)."""
@@ -83,5 +81,9 @@ def write_generated(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[
     their index (`run_index`), the results and status pages (`write_report`), then the
     registry pages, task pages and contents (`write_pages`)."""
     loaded = read_records(results)
-    run_pages = [*write_run_pages(loaded[0]), write_run_index(loaded[0], out_dir)]
-    return [*run_pages, *write_report(out_dir, results, loaded), *write_pages(out_dir, loaded[0])]
+    run_pages = [*write_run_pages(loaded.records), write_run_index(loaded.records, out_dir)]
+    return [
+        *run_pages,
+        *write_report(out_dir, results, loaded),
+        *write_pages(out_dir, loaded.records),
+    ]

@@ -101,10 +101,10 @@ def _draw(ax, task, metric, shown, is_smoke) -> None:
         ax.errorbar(
             [cell.mean], [y], xerr=[cell.sd or 0], fmt="D", ms=7, color=colour, capsize=4, zorder=3
         )
-    floor = task.smoke_floor if is_smoke and task.smoke_floor["metric"] == metric.key else None
+    floor = task.smoke_floor if is_smoke and task.smoke_floor.metric == metric.key else None
     if floor is not None:
-        ax.axvline(floor["value"], ls="--", color=COLOURS["floor"], zorder=2)
-        values.append(float(floor["value"]))
+        ax.axvline(floor.value, ls="--", color=COLOURS["floor"], zorder=2)
+        values.append(floor.value)
     ax.set_yticks(ys, [_label(r) for r in shown])
     ax.set_ylim(max(1.0, sum(spans)), 0)
     low, high = (min(values), max(values)) if values else (0.0, 100.0)

@@ -12,7 +12,7 @@ from kluebook import __version__
 from kluebook.cli import book_commands, run_commands, score_commands, submission_commands
 from kluebook.cli.options import Tasks, split_names
 from kluebook.common.errors import KluebookError
-from kluebook.tasks import all_tasks
+from kluebook.tasks import all_tasks, notebook_path
 
 app = typer.Typer(
     help="kluebook: the KLUE reports book. Run the notebooks, build the book, score predictions.",
@@ -47,7 +47,7 @@ def list_tasks() -> None:
     """List the tasks, their official metrics and whether their notebook exists."""
 
     for task in all_tasks().values():
-        state = "ready" if task.notebook_path.exists() else "no notebook yet"
+        state = "ready" if notebook_path(task).exists() else "no notebook yet"
         metrics = ", ".join(m.key for m in task.metrics)
         typer.echo(f"{task.name:5} {task.title:40} {metrics:32} {state}")
 

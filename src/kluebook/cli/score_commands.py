@@ -16,7 +16,7 @@ from kluebook.cli.options import (
 from kluebook.common.errors import KluebookError
 
 PREDICTION_LINES = "\n\n".join(
-    f"{name}: `{task.predictions['line']}`" for name, task in registered_tasks().items()
+    f"{name}: `{task.predictions.line}`" for name, task in registered_tasks().items()
 )
 
 SCORE_HELP = (
@@ -62,7 +62,8 @@ def score(
 
     chosen = get_task(task)
     switches = scoring_switches(chosen, parse_settings(settings or []))
-    records, rows, metrics = score_file(chosen, pred, gold, switches)
+    scored = score_file(chosen, pred, gold, switches)
+    metrics = scored.metrics
     for key in undefined_metrics(metrics):
         typer.echo(
             f"{key} is undefined on these predictions (e.g. constant scores, or a class with "
@@ -74,7 +75,7 @@ def score(
         typer.echo(json.dumps(metrics, ensure_ascii=False))
         return
     sha = file_sha256(gold) if gold else None
-    values = corrected_values(chosen, records, rows, metrics, sha, switches=switches)
+    values = corrected_values(chosen, scored.records, scored.rows, metrics, sha, switches=switches)
     corrects = {e.id: e.corrects for e in manifest().errata}
     both = {
         "official": metrics,
@@ -127,7 +128,7 @@ def compare_command(
     elif switches:
         raise KluebookError("--set is for two predictions files: a record keeps its own switches")
     else:
-        gold_records, sides = compare.from_records(chosen, read_records()[0], a, b)
+        gold_records, sides = compare.from_records(chosen, read_records().records, a, b)
     results = compare.compare(chosen, *sides)
     typer.echo(compare.table(chosen, gold_records, *sides, results))
     counts = agreement.side_agreements(chosen, gold_records, *sides)

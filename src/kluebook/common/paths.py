@@ -9,7 +9,7 @@ The package works from a checkout of the repository and when installed from a wh
   package: `kluebook run` writes under the folder it is started in).
 - The task notebooks are the checkout's `notebooks/` (the launch buttons open them there); a
   wheel carries a copy of them in `kluebook/notebooks/`. A book root's own `notebooks/<task>.ipynb`
-  comes first (see `kluebook.tasks.Task.notebook_path`).
+  comes first (see `kluebook.tasks.notebook_path`).
 
 `KLUEBOOK_DATA_DIR` names the folder of real KLUE v1.1 files (the layout of KLUE's
 `klue_benchmark/`) that real-data tests and benchmarks read; by default it is the folder that

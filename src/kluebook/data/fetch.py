@@ -7,7 +7,6 @@ import hashlib
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 from tqdm.auto import tqdm
@@ -15,9 +14,7 @@ from tqdm.auto import tqdm
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
 from kluebook.data.loading import file_sha256
-
-if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
-    from kluebook.tasks import Task
+from kluebook.task_types.task import Task
 
 
 def manifest() -> dict:

@@ -1,16 +1,26 @@
 """KLUE's TSV layout of sentence blocks, read and written by the token-level tasks."""
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_text_atomic
 
 
-def read_sentence_blocks(
-    path: str | Path, columns: str, task: str
-) -> Iterator[tuple[str, str, list[tuple[int, str]]]]:
-    """(guid, sentence, [(line number, line)]) of each sentence of a KLUE TSV file.
+@dataclass(frozen=True)
+class SentenceBlock:
+    """One sentence of a KLUE TSV file: its guid, its text and its item lines (one per character
+    or eojeol), the first of them on line `first_line` of the file where it was read."""
+
+    guid: str
+    sentence: str
+    items: Sequence[str]
+    first_line: int = 0
+
+
+def read_sentence_blocks(path: str | Path, columns: str, task: str) -> Iterator[SentenceBlock]:
+    """Each sentence of a KLUE TSV file.
 
     The file starts with 5 `##` header lines, the last naming the `columns`; each sentence is a
     line `## <guid><TAB><sentence>` followed by its item lines; a blank line ends it.
@@ -44,17 +54,17 @@ def read_sentence_blocks(
         if len(block) == 1:
             raise KluebookError(f"{path}:{first}: {guid}: sentence without items")
         seen.add(guid)
-        yield guid, sentence, block[1:]
+        yield SentenceBlock(guid, sentence, [line for _, line in block[1:]], first + 1)
         block = []
 
 
 def write_sentence_blocks(
-    path: str | Path, header: Sequence[str], blocks: Iterable[tuple[str, str, Iterable[str]]]
+    path: str | Path, header: Sequence[str], blocks: Iterable[SentenceBlock]
 ) -> None:
-    """A KLUE TSV file: the `header` lines, then each (guid, sentence, item lines) as a block."""
+    """A KLUE TSV file: the `header` lines, then each sentence as a block."""
     lines = list(header)
-    for guid, sentence, items in blocks:
-        lines.append(f"## {guid}\t{sentence}")
-        lines.extend(items)
+    for block in blocks:
+        lines.append(f"## {block.guid}\t{block.sentence}")
+        lines.extend(block.items)
         lines.append("")
     write_text_atomic(path, "\n".join(lines) + "\n")

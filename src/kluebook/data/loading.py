@@ -11,16 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_json
 from kluebook.common.paths import CACHE
-
-if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
-    from kluebook.tasks import Task
+from kluebook.task_types.task import Task, task_module
 
 SOURCES = ("generated", "official", "hub")
 HUB_DATASET = "klue/klue"
@@ -41,10 +38,11 @@ def generated_data_dir(task: Task) -> Path:
     with FileLock(CACHE / "locks" / f"generated-v{GENERATOR_VERSION}-{task.name}.lock"):
         if complete.exists():
             return folder
-        for role, content in task.module.generate(seed=GENERATOR_SEED, **task.smoke_data).items():
+        code = task_module(task)
+        for role, content in code.generate(seed=GENERATOR_SEED, **task.smoke_data).items():
             path = folder / task.files[role]
             if role in HUB_SPLITS:
-                task.module.write_official(content, path)
+                code.write_official(content, path)
             else:
                 write_json(path, content)
         complete.touch()
@@ -136,9 +134,9 @@ def load_split(
                 f"the datasets cache holds {HUB_DATASET}/{task.hub_config} at {cached[:12]}, "
                 f"not at the pinned revision {revision[:12]}"
             )
-        return task.module.from_hub(rows)
+        return task_module(task).from_hub(rows)
     folder = data_dir_for(task, source, data_dir)
-    return task.module.read_official(folder / task.files[split])
+    return task_module(task).read_official(folder / task.files[split])
 
 
 def data_checksum(task: Task, source: str, data_dir: str | Path | None, revision: str = "") -> str:

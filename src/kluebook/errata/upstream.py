@@ -13,7 +13,7 @@ from pathlib import Path
 from kluebook.common.errors import KluebookError
 from kluebook.errata.edits import Edit, edits_between, write_edits
 from kluebook.errata.manifest import HERE, Erratum, manifest
-from kluebook.tasks import get_task
+from kluebook.tasks import get_task, task_module
 
 V1_1 = "3efd98708a40ff49251fddde35453f8fbb11f536"  # the commit the official files are pinned at
 
@@ -40,7 +40,7 @@ def patch_edits(erratum: Erratum, clone: Path) -> list[Edit]:
         if hashlib.sha256(before.read_bytes()).hexdigest() != erratum.file.sha256:
             raise KluebookError(f"{erratum.id}: the clone's v1.1 file is not the one named")
         after = file_at(clone, patch.ref, erratum.file.path, Path(scratch))
-        old, new = task.module.read_official(before), task.module.read_official(after)
+        old, new = task_module(task).read_official(before), task_module(task).read_official(after)
     changed_text = {edit.guid for edit in edits_between(old, new, patch.text)}
     edits = edits_between(old, new, (*patch.text, *patch.labels))
     if erratum.kind == "text":

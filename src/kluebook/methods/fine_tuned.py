@@ -7,6 +7,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from kluebook.methods.interface import RUNNER, Method, MethodSettings, NotebookParameters
+from kluebook.tasks import notebook_path
 
 FINE_TUNED = "fine-tuned"
 
@@ -50,7 +51,7 @@ class FineTuned(Method):
     )
 
     def notebook(self, task) -> Path:
-        return task.notebook_path
+        return notebook_path(task)
 
     def settable(self, task) -> tuple[str, ...]:
         from kluebook.training.recipes import recipe_parameters

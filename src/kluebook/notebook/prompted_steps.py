@@ -23,7 +23,7 @@ from kluebook.prompting.calibration import DIGITS, calibration, gold_choices, it
 from kluebook.prompting.checks import check_mode, check_template
 from kluebook.prompting.corrections import Corrected
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
-from kluebook.prompting.registry import task_prompting
+from kluebook.prompting.registry import task_prompting, task_template
 from kluebook.prompting.render import render_prompt
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
@@ -45,7 +45,7 @@ def start_prompted_run(namespace: dict) -> Run:
     task = get_task(parameters["task"])
     if type(parameters["shots"]) is not int or parameters["shots"] < 0:
         raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
-    template = task_prompting(task.name, parameters["template"])[0]
+    template = task_template(task.name, parameters["template"])
     check_template(task.name, template)
     check_mode(task.name, template, parameters["mode"])
     asked = namespace.get("model_revision") or ""
@@ -140,7 +140,7 @@ def finish_prompted_run(
             "first_parsed": answers.predictions[0],
             **answer_spread(answers),
             "baselines": baselines(
-                task_prompting(run.task.name, template.name)[1],
+                task_prompting(run.task.name),
                 template,
                 train_items,
                 dev_items,

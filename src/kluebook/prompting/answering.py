@@ -76,9 +76,17 @@ class LanguageModel(Protocol):
     def generate(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
         """The greedy continuation of each prompt, special tokens left out."""
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list["RankScores"]:
-        """For each (prompt, continuations), every continuation scored by the rank rule
+    def loglikelihoods(self, requests: Sequence["RankRequest"]) -> list["RankScores"]:
+        """For each request, every continuation scored after its prompt by the rank rule
         (`conditioning_length`)."""
+
+
+@dataclass(frozen=True)
+class RankRequest:
+    """A prompt and the continuations to score after it, each a candidate answer as written."""
+
+    prompt: str
+    continuations: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -177,7 +185,7 @@ def _ranked(model, template, prompting, items, prompts) -> Answers:
                 "(the task's prompt_items gives none; use mode 'generate')"
             )
     requests = [
-        (prompt, [continuation(prompt, template.written(choice)) for choice in item.choices])
+        RankRequest(prompt, [continuation(prompt, template.written(c)) for c in item.choices])
         for prompt, item in zip(prompts, items, strict=True)
     ]
     scores = model.loglikelihoods(requests)

@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.registry import task_prompting
-from kluebook.tasks import get_task
+from kluebook.prompting.registry import task_prompting, task_template
+from kluebook.tasks import get_task, task_module
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, PromptTemplate
 from kluebook.training.tiny_model import TINY_CAUSAL_LM
 
@@ -37,7 +37,7 @@ def check_prompted_parameters(task, extra: dict) -> None:
     """A prompted run of `task` with the parameters `extra`: its template is there and valid,
     its mode one it can answer in, and `shots` within `train_limit` where one is set."""
     name = extra.get("template") or DEFAULT_TEMPLATE
-    template, _ = task_prompting(task.name, name)  # one line for a missing or invalid template
+    template = task_template(task.name, name)  # one line for a missing or invalid template
     check_template(task.name, template)
     check_mode(task.name, template, extra.get("mode") or "")
     shots, limit = extra.get("shots") or 0, extra.get("train_limit") or 0
@@ -74,8 +74,8 @@ def check_template(task_name: str, template: PromptTemplate) -> None:
 @cache
 def first_item(task_name: str):
     """A task's first generated dev item, as its prompting module makes it."""
-    _, prompting = task_prompting(task_name)
-    first = get_task(task_name).module.generate(seed=0)["dev"][:1]
+    prompting = task_prompting(task_name)
+    first = task_module(get_task(task_name)).generate(seed=0)["dev"][:1]
     return prompting.prompt_items(first)[0]
 
 

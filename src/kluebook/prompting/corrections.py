@@ -27,6 +27,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.prompting.answering import (
     Answers,
     LanguageModel,
+    RankRequest,
     Usage,
     continuation,
     ranking_scores,
@@ -117,7 +118,9 @@ def answer_alone(
 
 
 def _scored(model, template, prompts, choices) -> list[dict[str, float]]:
-    requests = [(p, [continuation(p, template.written(c)) for c in choices]) for p in prompts]
+    requests = [
+        RankRequest(p, [continuation(p, template.written(c)) for c in choices]) for p in prompts
+    ]
     return [
         dict(zip(choices, found.logprobs, strict=True)) for found in model.loglikelihoods(requests)
     ]

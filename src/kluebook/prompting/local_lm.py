@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores, Usage, conditioning_length
+from kluebook.prompting.answering import RankRequest, RankScores, Usage, conditioning_length
 from kluebook.prompting.render import chat_prompt
 from kluebook.prompting.tiny_causal_lm import TINY_CAUSAL_LM, build_tiny_causal_lm
 from kluebook.training.checkpoints import model_id
@@ -204,18 +204,18 @@ class LocalCausalLM:
         self.usage += Usage(len(prompts), 0, read - reused, written, reused_prompt_tokens=reused)
         return answers
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
+    def loglikelihoods(self, requests: Sequence[RankRequest]) -> list[RankScores]:
         """Each prompt's answers scored by the rank rule: the tokens that the prompt and all
         its answers' whole texts share are run once, and each answer's remaining tokens are
         scored after them. The tokens that every prompt shares are run once for them all. In
         batches of prompts, each with all its answers."""
         # Each whole text tokenized at once (a token may span the prompt's end), all in one call.
-        texts = [prompt + answer for prompt, answers in requests for answer in answers]
+        texts = [r.prompt + answer for r in requests for answer in r.continuations]
         encoded = iter(self._encode_all(texts))
-        prompts = self._encode_all([prompt for prompt, _ in requests])
+        prompts = self._encode_all([request.prompt for request in requests])
         contexts, tails, crossings, asked = [], [], [], 0
-        for (_, answers), own in zip(requests, prompts, strict=True):
-            wholes = [next(encoded) for _ in answers]
+        for request, own in zip(requests, prompts, strict=True):
+            wholes = [next(encoded) for _ in request.continuations]
             for whole in wholes:
                 asked += 1
                 self._check_length(len(whole), 0, f"request {asked} (prompt and answer)")

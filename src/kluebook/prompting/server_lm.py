@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.prompting.answering import RankScores, Usage
+from kluebook.prompting.answering import RankRequest, RankScores, Usage
 from kluebook.prompting.echo_scores import echoed_scores, echoed_tokens, echoed_usage
 from kluebook.prompting.response_cache import DEFAULT_PATH, ResponseCache, request_key
 from kluebook.prompting.served_model import UnusableAnswer, calling, open_client, served_by
@@ -98,26 +98,26 @@ class ServerLM:
         )
         return [answer["text"] for answer in answers]
 
-    def loglikelihoods(self, requests: Sequence[tuple[str, Sequence[str]]]) -> list[RankScores]:
+    def loglikelihoods(self, requests: Sequence[RankRequest]) -> list[RankScores]:
         """The echoes of each prompt alone and with each of its answers, scored by the rank
         rule (`echoed_scores`)."""
         bodies = [
             {
                 "endpoint": "completions",
                 "prompt": text,
-                "answer_from": len(prompt),  # where an answer starts (not sent)
+                "answer_from": len(request.prompt),  # where an answer starts (not sent)
                 "echo": True,
                 "logprobs": 1,
                 "max_tokens": 1,
                 "temperature": 0.0,
             }
-            for prompt, answers in requests
-            for text in (prompt, *(prompt + answer for answer in answers))
+            for request in requests
+            for text in (request.prompt, *(request.prompt + a for a in request.continuations))
         ]
         echoes = iter(self._answers(bodies))
         scores = []
-        for _, answers in requests:
-            prompt, wholes = next(echoes), [next(echoes) for _ in answers]
+        for request in requests:
+            prompt, wholes = next(echoes), [next(echoes) for _ in request.continuations]
             scores.append(echoed_scores(prompt, wholes))
             self.usage += echoed_usage(prompt, wholes)
         return scores

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     AfterValidator,
@@ -408,7 +408,14 @@ class Unreadable:
     reason: str
 
 
-def read_records(results: Path = RESULTS, warn=True) -> tuple[list[RunRecord], list[Unreadable]]:
+class RecordsFound(NamedTuple):
+    """What `read_records` found under results/."""
+
+    records: list[RunRecord]
+    unreadable: list[Unreadable]  # the files that are not readable records
+
+
+def read_records(results: Path = RESULTS, warn=True) -> RecordsFound:
     """Every record under results/, and the files there that are not readable records (each
     named in a one-line warning on stderr when `warn`)."""
     found, unreadable = [], []
@@ -421,4 +428,4 @@ def read_records(results: Path = RESULTS, warn=True) -> tuple[list[RunRecord], l
             unreadable.append(Unreadable(shown.as_posix(), reason))
             if warn:
                 print(f"warning: {shown}: {reason}; left out of the tables", file=sys.stderr)
-    return found, unreadable
+    return RecordsFound(found, unreadable)

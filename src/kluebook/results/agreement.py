@@ -21,7 +21,7 @@ from kluebook.results.compare import Side
 from kluebook.scoring import bootstrap
 from kluebook.scoring.metric_forms import F1, Mean
 from kluebook.scoring.switches import NO_SWITCHES
-from kluebook.tasks import Task
+from kluebook.tasks import Task, task_module
 
 # The most characters of a prediction a page shows.
 SHOWN = 120
@@ -119,7 +119,7 @@ def _answer_text(answer: dict) -> str:
 
 def prediction_text(task: Task, record: dict, predictions: dict) -> str:
     """What a run predicted for one gold record (its lines' answers), shortened."""
-    lines = [predictions[key] for key in task.module.gold_keys([record])]
+    lines = [predictions[key] for key in task_module(task).gold_keys([record])]
     text = "; ".join(_answer_text(answer_fields(line)) for line in lines)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
@@ -154,7 +154,7 @@ class DevSetAgreement:
 def dev_set_agreement(task: Task, gold: list[dict], runs: Sequence[RunAnswers]) -> DevSetAgreement:
     """The runs' answers on the dev records `gold` (each run's predictions keyed to them by
     `index_predictions`), item by item."""
-    module = task.module
+    module = task_module(task)
     truth = dict(zip(module.gold_keys(gold), module.gold_predictions(gold), strict=True))
     first_keys = [module.gold_keys([record])[0] for record in gold]
     return DevSetAgreement(

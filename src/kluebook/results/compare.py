@@ -22,7 +22,7 @@ from kluebook.results.pooling import code_today, configuration_key, pooled
 from kluebook.scoring import bootstrap
 from kluebook.scoring.predictions import index_predictions
 from kluebook.scoring.switches import NO_SWITCHES
-from kluebook.tasks import Task
+from kluebook.tasks import Task, task_module
 from kluebook.training.recipes import record_switches
 
 
@@ -54,7 +54,7 @@ def scored_side(
         except KluebookError as error:
             raise KluebookError(f"{label}: {error} (not the same dev set?)") from error
         side.predictions.append(predictions)
-        side.metrics.append(task.module.score(gold, predictions, switches))
+        side.metrics.append(task_module(task).score(gold, predictions, switches))
         side.replicates.append(bootstrap.replicates(task, gold, predictions, switches=switches))
     return side
 
@@ -104,7 +104,8 @@ def configuration_runs(task: Task, records: list[RunRecord], name: str) -> list[
     if len(kinds) > 1:
         shown = "; ".join("/".join(str(part) for part in kind) for kind in sorted(kinds))
         raise KluebookError(f"{name!r} names several configurations: {shown}")
-    return pooled(chosen, code_today(chosen))[0]  # the runs its table cell pools
+    runs, _ = pooled(chosen, code_today(chosen))  # the runs its table cell pools
+    return runs
 
 
 def from_records(task: Task, records: list[RunRecord], a: str, b: str, root: Path = ROOT):
@@ -129,7 +130,7 @@ def from_records(task: Task, records: list[RunRecord], a: str, b: str, root: Pat
 
 def load_gold(task: Task, gold: Path | None) -> list[dict]:
     """An official dev file's records, or the hub split's without one (as `kluebook score`)."""
-    return task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
+    return task_module(task).read_official(gold) if gold else load_split(task, "dev", "hub", None)
 
 
 def from_files(

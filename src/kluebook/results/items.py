@@ -33,7 +33,7 @@ from kluebook.prompting.answering import ITEM_PROMPT, RAW_ANSWER, UNPARSABLE
 from kluebook.recording.records import RunRecord
 from kluebook.results.agreement import answer_fields, items_right
 from kluebook.scoring.switches import NO_SWITCHES
-from kluebook.tasks import Task
+from kluebook.tasks import Task, task_module
 from kluebook.tasks.prompt_answers import choice_probabilities
 from kluebook.training.recipes import record_switches
 
@@ -92,9 +92,9 @@ def top_answers(task: Task, line: dict) -> str | None:
     """The answers a line ranks highest with their probabilities, best first (`answer 0.62;
     …`): the task's `top_answers`, else a ranked prompted line's choices; None for neither."""
     ranked = []
-    if task.module.top_answers is not None:
+    if task_module(task).top_answers is not None:
         try:
-            ranked = task.module.top_answers(line)
+            ranked = task_module(task).top_answers(line)
         except KluebookError:  # a line without what the task ranks by (a generated answer)
             ranked = []
     if not ranked:
@@ -129,7 +129,7 @@ def _dev_split(task: Task, source: str, data_dir: str, revision: str) -> list[di
 def keyed_gold(task: Task, records: list[dict]) -> tuple[dict, dict]:
     """Gold records as gold prediction lines and as records, each keyed like the predictions
     (a record by every key of its lines: a dialogue by each of its turns)."""
-    module, lines, by_key = task.module, {}, {}
+    module, lines, by_key = task_module(task), {}, {}
     for gold in records:
         for line in module.gold_predictions([gold], {}):
             key = module.prediction_key(line)
@@ -142,7 +142,7 @@ def correct_keys(
 ) -> dict:
     """Whether each predicted item of `records` is right, by key: as the paired test counts
     its record right where the record is one item, field for field where it holds several."""
-    module, whole = task.module, []
+    module, whole = task_module(task), []
     correct = {}
     for record in records:
         keys = module.gold_keys([record])
@@ -170,7 +170,7 @@ def items_frame(
     (`correct_keys`), the confidence and the top answers, and a prompted line's prompt block,
     raw answer and readability; a column no item has a value in is left out."""
     gold, by_key = keyed_gold(task, records)
-    lines = {task.module.prediction_key(line): line for line in predicted}
+    lines = {task_module(task).prediction_key(line): line for line in predicted}
     correct = correct_keys(task, lines, records, switches)
     rows = []
     for key, line in lines.items():

@@ -98,9 +98,10 @@ def store_storing_error(
     try:
         return store_failure(spec, run_inputs, failed)
     except Exception as again:  # the disk is still full, say
+        again_line, _ = redaction.describe_error(again, spec.parameters())
         say(
             f"  {spec.task.name} {spec.name}: {failed.error}; its failure could not be recorded "
-            f"either ({redaction.describe_error(again, spec.parameters())[0]})"
+            f"either ({again_line})"
         )
         return "failed"
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,9 +34,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.scoring.metric_forms import Mean
 from kluebook.scoring.predictions import index_predictions
 from kluebook.scoring.switches import NO_SWITCHES
-
-if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
-    from kluebook.tasks import Task
+from kluebook.task_types.task import Task, task_module
 
 RESAMPLES = 1000
 SEED = 22
@@ -70,7 +67,7 @@ def fast_statistics(
     switches: Mapping[str, object] = NO_SWITCHES,
 ) -> dict:
     """Metric key -> its form from per-item statistics (one item per gold record)."""
-    module = task.module
+    module = task_module(task)
     statistics = {}
     if module.resampling_statistics is not None:
         statistics.update(module.resampling_statistics(records, predictions))
@@ -96,7 +93,7 @@ def official_values(
     values: dict[str, list] = {}
     for row in weights:
         resample = [r for r, times in zip(records, row, strict=True) for _ in range(int(times))]
-        for key, value in task.module.score(resample, predictions, switches).items():
+        for key, value in task_module(task).score(resample, predictions, switches).items():
             values.setdefault(key, []).append(np.nan if value is None else float(value))
     return {key: np.array(v) for key, v in values.items()}
 
@@ -152,7 +149,7 @@ def run_intervals(
     """The outcome fields of one run: `intervals` of its defined metrics and `bootstrap`."""
     predictions = index_predictions(task, gold, rows)
     if metrics is None:
-        metrics = task.module.score(gold, predictions, switches)
+        metrics = task_module(task).score(gold, predictions, switches)
     keys = [m.key for m in task.metrics if metrics.get(m.key) is not None]
     values = replicates(task, gold, predictions, keys=keys, switches=switches)
     intervals = {key: percentile_interval(values[key]) for key in keys}

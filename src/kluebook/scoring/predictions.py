@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl
 from kluebook.data.loading import load_split
 from kluebook.scoring.switches import NO_SWITCHES
-
-if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
-    from kluebook.tasks import Task
+from kluebook.task_types.task import Task, task_module
 
 
 def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
     """Predictions keyed like the gold examples; a missing, duplicate or unknown key is an error."""
-    module = task.module
+    module = task_module(task)
     expected = module.gold_keys(gold)
     wanted = set(expected)
     predictions = {}
@@ -55,7 +53,17 @@ def score_predictions(
 ) -> dict:
     """The official metrics of prediction rows against gold records (0-100 scale), scored as
     the recipe `switches` say (a run's `Recipe.switches()`)."""
-    return task.module.score(gold, index_predictions(task, gold, rows), switches)
+    return task_module(task).score(gold, index_predictions(task, gold, rows), switches)
+
+
+@dataclass(frozen=True)
+class ScoredFile:
+    """A predictions file scored (`score_file`): the gold records, the file's prediction rows
+    and their official metrics."""
+
+    records: list[dict]
+    rows: list[dict]
+    metrics: dict
 
 
 def score_file(
@@ -63,12 +71,14 @@ def score_file(
     pred: str | Path,
     gold: str | Path | None = None,
     switches: Mapping[str, object] = NO_SWITCHES,
-) -> tuple[list[dict], list[dict], dict]:
-    """Score a JSON Lines predictions file against an official gold file or the hub split: the
-    gold records, the prediction rows and their official metrics."""
-    records = task.module.read_official(gold) if gold else load_split(task, "dev", "hub", None)
+) -> ScoredFile:
+    """Score a JSON Lines predictions file against an official gold file or the hub split."""
+    if gold:
+        records = task_module(task).read_official(gold)
+    else:
+        records = load_split(task, "dev", "hub", None)
     rows = read_jsonl(pred)
-    return records, rows, score_predictions(task, records, rows, switches)
+    return ScoredFile(records, rows, score_predictions(task, records, rows, switches))
 
 
 def undefined_metrics(metrics: dict) -> list[str]:

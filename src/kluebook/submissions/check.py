@@ -26,7 +26,7 @@ from kluebook.submissions.files import (
     submission_entries,
 )
 from kluebook.submissions.schema import METADATA, Submission, read_submission
-from kluebook.tasks import Task, all_tasks
+from kluebook.tasks import Task, all_tasks, task_module
 from kluebook.tasks.interface import HUB_COPY
 
 SHOWN = 5  # guids listed per problem
@@ -129,8 +129,8 @@ def check_predictions(
 ) -> TaskCheck:
     """One predictions file against its task's dev file, streamed: guids and values."""
     result = TaskCheck(task.name, path.name, gold)
-    records = task.module.read_official(gold.path)
-    module = task.module
+    records = task_module(task).read_official(gold.path)
+    module = task_module(task)
     by_key = dict(zip(module.gold_keys(records), records, strict=True))
     seen: set = set()
     duplicates, unknown, hub_positions = Tally(), Tally(), Tally()

@@ -27,7 +27,7 @@ from kluebook.scoring.predictions import score_predictions
 from kluebook.submissions.check import GoldFile, check_submission
 from kluebook.submissions.files import DEFAULT_LIMITS, Limits, prediction_lines
 from kluebook.submissions.schema import METADATA
-from kluebook.tasks import Task, get_task
+from kluebook.tasks import Task, get_task, task_module
 
 RECORD_FORMAT = 1
 RECORDS_FOLDER = "_derived"  # beside the submissions; not a slug (a slug starts with a-z0-9)
@@ -103,7 +103,7 @@ def score_task(
     task: Task, path: Path, gold: GoldFile, limits: Limits = DEFAULT_LIMITS
 ) -> TaskScores:
     """One predictions file scored by the official code, with intervals and corrections."""
-    records = task.module.read_official(gold.path)
+    records = task_module(task).read_official(gold.path)
     rows = [row for _, row in prediction_lines(path, limits)]
     metrics = _defined(score_predictions(task, records, rows))
     outcome = run_intervals(task, records, rows, metrics)

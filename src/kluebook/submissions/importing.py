@@ -49,7 +49,7 @@ from kluebook.submissions.tool_logs import (
     read_inspect,
     read_lm_eval,
 )
-from kluebook.tasks import Task, all_tasks
+from kluebook.tasks import Task, all_tasks, task_module
 from kluebook.tasks.prompt_items import PromptItem, Ungrounded
 
 KLUEBOOK = "kluebook"
@@ -194,12 +194,12 @@ def dev_records(task: Task, data_dir: Path) -> tuple[list[dict], str]:
     try:
         gold: GoldFile = gold_file(task, data_dir)
         kind = "official" if gold.official else "reduced copy of the official"
-        return task.module.read_official(gold.path), f"{gold.relative} ({kind} dev file)"
+        return task_module(task).read_official(gold.path), f"{gold.relative} ({kind} dev file)"
     except KluebookError:
         if (data_dir / task.files["dev"]).is_file():
             raise  # a file that is there and is not the official one is an error, not absent
     path = generated_data_dir(task) / task.files["dev"]
-    return task.module.read_official(path), "the generated smoke data (no official dev file)"
+    return task_module(task).read_official(path), "the generated smoke data (no official dev file)"
 
 
 def normal(text: str) -> str:
@@ -287,7 +287,7 @@ def _apart(values: tuple[str, ...], text: str) -> bool:
 
 def answer_line(task: Task, item: PromptItem, answer: str, answers: dict[str, str]) -> dict | None:
     """The predictions line an answer stands for, or None if it reads as none of the task's."""
-    _, prompting = task_prompting(task.name)
+    prompting = task_prompting(task.name)
     answer = answers.get(answer.strip(), answer.strip())
     line = prompting.parse_answer(item, answer)
     if isinstance(line, Ungrounded):
@@ -310,17 +310,17 @@ def import_task(
     records, described = dev_records(task, data_dir)
     # A line keeps the fields of the task's predictions format (and the choices' scores the
     # item browser reads), never others: a run's `item_prompt` holds the dev item's text.
-    formats = task.module.gold_predictions(records[:1], {})
+    formats = task_module(task).gold_predictions(records[:1], {})
     kept = frozenset().union(*(line.keys() for line in formats)) | {CHOICE_SCORES}
     result = TaskImport(task.name, source_task, described, kept_fields=kept)
-    by_key = dict(zip(task.module.gold_keys(records), records, strict=True))
+    by_key = dict(zip(task_module(task).gold_keys(records), records, strict=True))
     seen: set = set()
     if source_task in source.lines:  # a kluebook run: lines keyed by guid already
         for number, line in enumerate(source.lines[source_task], 1):
             result.items += 1
             where = f"line {number}"
             try:
-                key = task.module.prediction_key(line)
+                key = task_module(task).prediction_key(line)
             except (KeyError, TypeError):
                 result.leave_out("a line without a guid", where)
                 continue
@@ -333,7 +333,7 @@ def import_task(
                 result.by_guid += 1
                 _keep(task, result, by_key[key], line, str(key))
         return result
-    _, prompting = task_prompting(task.name)
+    prompting = task_prompting(task.name)
     index = ItemIndex(prompting.prompt_items(records))
     for tool_item in source.run.tasks[source_task]:
         result.items += 1
@@ -364,7 +364,7 @@ def import_task(
 def _keep(task: Task, result: TaskImport, record: dict, line: dict, where: str) -> None:
     """A line kept (the fields of the predictions format only), unless its task's own check
     refuses its values."""
-    problem = task.module.check_line(record, line) if task.module.check_line else None
+    problem = task_module(task).check_line(record, line) if task_module(task).check_line else None
     if problem is None:
         result.dropped_fields.update(line.keys() - result.kept_fields)
         result.lines.append({k: v for k, v in line.items() if k in result.kept_fields})

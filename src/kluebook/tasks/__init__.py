@@ -1,10 +1,12 @@
 """The task registry, discovered from the task folders.
 
 Every folder here (and in each folder named by `KLUEBOOK_TASKS_PATH`, `:`-separated) that holds a
-`task.yaml` is a task, named after the folder. Its task.yaml is validated by `schema.TaskEntry`;
-the interface the shared code uses, `interface.TaskModule`, is read from the folder's data.py
-and synthetic.py and checked when first asked for. `README.md` beside this file explains the layout
-and how to add a task.
+`task.yaml` is a task, named after the folder: a `Task` (`kluebook.task_types.task`, the layer
+below data, scoring and training, which take it), its task.yaml validated. The interface the
+shared code uses, `TaskModule`, is read from the folder's data.py and synthetic.py and checked
+when first asked for (`task_module(task)`); `task_package`, `notebook_path` and `card_path` find
+a task's package, notebook and card. `README.md` beside this file explains the layout and how to
+add a task.
 """
 
 import importlib
@@ -14,7 +16,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, fields
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -22,68 +24,45 @@ from typing import get_args
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import NOTEBOOKS, PACKAGED_NOTEBOOKS
-from kluebook.tasks.interface import INTERFACE_MODULE, TaskModule
-from kluebook.tasks.schema import ResamplingUnit, read_entry
+from kluebook.task_types.interface import TaskModule
+
+# A task and its interface are defined below the layers that take them; the registry offers them
+# with the functions that find and read its tasks.
+from kluebook.task_types.task import Metric as Metric
+from kluebook.task_types.task import Task as Task
+from kluebook.task_types.task import read_task
+from kluebook.task_types.task import task_module as task_module
+from kluebook.tasks.interface import INTERFACE_MODULE
 
 BUILT_IN = Path(__file__).parent
 EXTRA_TASKS_VARIABLE = "KLUEBOOK_TASKS_PATH"
 
 
-@dataclass(frozen=True)
-class Metric:
-    key: str
-    label: str
+def task_package(task: Task) -> ModuleType:
+    """The task folder as a Python package (built in: `kluebook.tasks.<name>`; found through
+    KLUEBOOK_TASKS_PATH: `kluebook_extra_tasks.<name>`), to import its own modules from."""
+    return _task_package(task.name, task.folder)
 
 
-@dataclass(frozen=True)
-class Task:
-    """One registered task: its folder, its registry entry and its interface."""
+def notebook_path(task: Task) -> Path:
+    """`notebook.ipynb` in the task folder if there is one, else `<name>.ipynb` in the book root's
+    notebooks/ if it is there, else the package's (the checkout's notebooks/, or the copy a wheel
+    carries)."""
+    own = task.folder / "notebook.ipynb"
+    if own.exists():
+        return own
+    book_root = NOTEBOOKS / f"{task.name}.ipynb"
+    return book_root if book_root.exists() else PACKAGED_NOTEBOOKS / f"{task.name}.ipynb"
 
-    name: str
-    folder: Path
-    title: str
-    predicts: str
-    order: int
-    version: int
-    hub_config: str
-    hub_task_type: str  # the Hugging Face task type in model-index snippets ("other" if none)
-    files: dict[str, str]
-    metrics: tuple[Metric, ...]
-    selection_metric: str
-    recipe: dict
-    smoke_recipe: dict
-    smoke_floor: dict
-    predictions: dict
-    switches: dict  # its own recipe switches: name -> {choices (official first), smoke, does}
-    smoke_data: dict = field(default_factory=dict)
-    resampling_unit: ResamplingUnit = field(default_factory=ResamplingUnit)
-    smoke_cost_s: float = 0.0  # kernel CPU s of one smoke run, measured: the runner's estimate
 
-    @property
-    def module(self) -> TaskModule:
-        """The task's interface: file formats, scoring and smoke-data generator."""
-        return _task_module(self.name, self.folder)
+def card_path(task: Task) -> Path:
+    """The task card, shown in the book as the task's methods page."""
+    return task.folder / "README.md"
 
-    @property
-    def package(self) -> ModuleType:
-        """The task folder as a Python package (built in: `kluebook.tasks.<name>`; found through
-        KLUEBOOK_TASKS_PATH: `kluebook_extra_tasks.<name>`), to import its own modules from."""
-        return _task_package(self.name, self.folder)
 
-    @property
-    def notebook_path(self) -> Path:
-        """`notebook.ipynb` in the task folder if there is one, else `<name>.ipynb` in the book
-        root's notebooks/ if it is there, else the package's (the checkout's notebooks/, or the
-        copy a wheel carries)."""
-        own = self.folder / "notebook.ipynb"
-        if own.exists():
-            return own
-        book_root = NOTEBOOKS / f"{self.name}.ipynb"
-        return book_root if book_root.exists() else PACKAGED_NOTEBOOKS / f"{self.name}.ipynb"
-
-    @property
-    def card_path(self) -> Path:
-        return self.folder / "README.md"
+def _read_module(task: Task) -> TaskModule:
+    """A task's interface (`task_module`), read once per folder."""
+    return _task_module(task.name, task.folder)
 
 
 @cache
@@ -106,7 +85,7 @@ def _task_module(name: str, folder: Path) -> TaskModule:
     if problems:
         raise KluebookError(
             f"task {name!r} ({folder}) {'; '.join(problems)}: "
-            "see kluebook.tasks.interface.TaskModule and the task README"
+            "see kluebook.task_types.interface.TaskModule and the task README"
         )
     return TaskModule(**found)
 
@@ -168,29 +147,8 @@ def _is_task(folder: Path) -> bool:
 
 
 def load_task(folder: Path) -> Task:
-    """The task of one folder, from its task.yaml (validated by `schema.TaskEntry`)."""
-    entry = read_entry(folder / "task.yaml")
-    return Task(
-        name=folder.name,
-        folder=folder,
-        title=entry.title,
-        predicts=entry.predicts,
-        order=entry.order,
-        version=entry.version,
-        hub_config=entry.hub_config or folder.name,
-        hub_task_type=entry.hub_task_type,
-        files=dict(entry.files),
-        metrics=tuple(Metric(m.key, m.label) for m in entry.metrics),
-        selection_metric=entry.selection_metric,
-        recipe=entry.recipe.model_dump(),
-        smoke_recipe=dict(entry.smoke),
-        smoke_floor=entry.smoke_floor.model_dump(),
-        predictions=entry.predictions.model_dump(),
-        switches={name: switch.model_dump() for name, switch in entry.switches.items()},
-        smoke_data=dict(entry.smoke_data),
-        resampling_unit=entry.resampling_unit,
-        smoke_cost_s=entry.smoke_cost_s,
-    )
+    """The task of one folder, from its task.yaml (validated by `TaskEntry`)."""
+    return read_task(folder, _read_module)
 
 
 @cache
@@ -218,4 +176,4 @@ def get_task(name: str) -> Task:
 
 def available_tasks() -> list[str]:
     """Tasks whose notebook exists, i.e. that the runner can execute."""
-    return [name for name, task in all_tasks().items() if task.notebook_path.exists()]
+    return [name for name, task in all_tasks().items() if notebook_path(task).exists()]

@@ -11,14 +11,11 @@ existed, and its speed-ups.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import TYPE_CHECKING
 
 from kluebook.common.errors import KluebookError
+from kluebook.task_types.task import Task
 from kluebook.training.checkpoints import model_entry
 from kluebook.training.speed import SWITCHES as SPEED_SWITCHES
-
-if TYPE_CHECKING:  # the registry's type, named in annotations: the registry sits above
-    from kluebook.tasks import Task
 
 PROFILES = ("smoke", "paper")
 # The tiny stand-in starts from random weights: it needs a higher learning rate and more
@@ -208,12 +205,12 @@ def resolve_recipe(task: Task, model: str, profile: str, overrides: dict) -> Rec
         raise KluebookError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     values = official_recipe(task, model)
     # The task's own switches: official value first in their choices, unless its recipe sets one.
-    own = {name: values.pop(name, switch["choices"][0]) for name, switch in task.switches.items()}
+    own = {name: values.pop(name, switch.choices[0]) for name, switch in task.switches.items()}
     if profile == "smoke":
         values.update(SMOKE_RECIPE)
-        own.update({name: switch["smoke"] for name, switch in task.switches.items()})
-        _check_entry(task, "smoke", task.smoke_recipe)
-        for key, value in task.smoke_recipe.items():
+        own.update({name: switch.smoke for name, switch in task.switches.items()})
+        _check_entry(task, "smoke", task.smoke)
+        for key, value in task.smoke.items():
             (own if key in own else values)[key] = value
     known = {f.name for f in fields(Recipe)} - {"task_switches"}
     for key, value in overrides.items():
@@ -238,10 +235,10 @@ def official_recipe(task: Task, model: str) -> dict:
     """The official recipe of `task` for a checkpoint: defaults, the task's base values, then
     those for large checkpoints and for that checkpoint alone."""
     values = {**RECIPE_DEFAULTS, "selection_metric": task.selection_metric, **SWITCH_DEFAULTS}
-    sections = {"base": task.recipe.get("base", {})}
+    sections = {"base": task.recipe.base}
     if model_entry(model)["size"] == "large":
-        sections["large"] = task.recipe.get("large", {})
-    sections[f"models.{model}"] = task.recipe.get("models", {}).get(model, {})
+        sections["large"] = task.recipe.large
+    sections[f"models.{model}"] = task.recipe.models.get(model, {})
     for where, entries in sections.items():
         _check_entry(task, f"recipe.{where}", entries)
         values.update(entries)
@@ -275,7 +272,7 @@ def record_switches(task: Task, recipe: dict) -> dict:
 
 
 def _check_choice(task: Task, name: str, value: object) -> None:
-    choices = task.switches[name]["choices"]
+    choices = task.switches[name].choices
     if value not in choices:
         raise KluebookError(
             f"recipe switch {name} must be one of {', '.join(map(str, choices))}, got {value!r}"

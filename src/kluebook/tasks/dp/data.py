@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kluebook.common.errors import KluebookError
-from kluebook.data.klue_tsv import read_sentence_blocks, write_sentence_blocks
+from kluebook.data.klue_tsv import SentenceBlock, read_sentence_blocks, write_sentence_blocks
 from kluebook.scoring.metric_forms import F1, class_counts
 from kluebook.scoring.switches import NO_SWITCHES, Switches
 from kluebook.tasks.interface import HUB_COPY, LineProblem, with_position_guids
@@ -39,7 +39,8 @@ COLUMNS = HEADER[-1].removeprefix("## 칼럼명 : ")
 def read_official(path: str | Path) -> list[dict]:
     """Records of an official DP TSV file (one 6-column line per eojeol)."""
     records = []
-    for guid, sentence, items in read_sentence_blocks(path, COLUMNS, "DP"):
+    for block in read_sentence_blocks(path, COLUMNS, "DP"):
+        guid, items = block.guid, block.items
         columns: dict[str, list] = {
             "word_forms": [],
             "lemmas": [],
@@ -47,7 +48,8 @@ def read_official(path: str | Path) -> list[dict]:
             "heads": [],
             "deprels": [],
         }
-        for position, (number, line) in enumerate(items, start=1):
+        for position, line in enumerate(items, start=1):
+            number = block.first_line + position - 1
             fields = line.split("\t")
             where = f"{path}:{number}: {guid}"
             if len(fields) != 6:
@@ -64,14 +66,14 @@ def read_official(path: str | Path) -> list[dict]:
             columns["pos"].append(pos)
             columns["heads"].append(int(head))
             columns["deprels"].append(deprel)
-        records.append({"guid": guid, "sentence": sentence, **columns})
+        records.append({"guid": guid, "sentence": block.sentence, **columns})
     return records
 
 
 def write_official(records: Iterable[dict], path: str | Path) -> None:
     """Write records as an official DP TSV file."""
     write_sentence_blocks(
-        path, HEADER, ((r["guid"], r["sentence"], _eojeol_lines(r)) for r in records)
+        path, HEADER, (SentenceBlock(r["guid"], r["sentence"], _eojeol_lines(r)) for r in records)
     )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kluebook.common.errors import KluebookError
-from kluebook.data.klue_tsv import read_sentence_blocks, write_sentence_blocks
+from kluebook.data.klue_tsv import SentenceBlock, read_sentence_blocks, write_sentence_blocks
 from kluebook.scoring.metric_forms import F1, class_counts
 from kluebook.scoring.switches import NO_SWITCHES, Switches
 from kluebook.tasks.interface import HUB_COPY, LineProblem, with_position_guids
@@ -63,9 +63,9 @@ def markup(chars: Sequence[str], tags: Sequence[str]) -> str:
 def read_official(path: str | Path) -> list[dict]:
     """Records of an official NER TSV file (one `char<TAB>tag` line per character)."""
     records = []
-    for guid, sentence, items in read_sentence_blocks(path, COLUMNS, "NER"):
-        chars, tags = [], []
-        for number, line in items:
+    for block in read_sentence_blocks(path, COLUMNS, "NER"):
+        guid, chars, tags = block.guid, [], []
+        for number, line in enumerate(block.items, start=block.first_line):
             char, tab, tag = line.partition("\t")
             if not tab or len(char) != 1:
                 raise KluebookError(f"{path}:{number}: {guid}: expected CHAR<TAB>TAG, got {line!r}")
@@ -73,14 +73,16 @@ def read_official(path: str | Path) -> list[dict]:
                 raise KluebookError(f"{path}:{number}: {guid}: unknown tag {tag!r}")
             chars.append(char)
             tags.append(tag)
-        records.append({"guid": guid, "sentence": sentence, "chars": chars, "tags": tags})
+        records.append({"guid": guid, "sentence": block.sentence, "chars": chars, "tags": tags})
     return records
 
 
 def write_official(records: Iterable[dict], path: str | Path) -> None:
     """Write records as an official NER TSV file: one line per character and its tag."""
     blocks = (
-        (r["guid"], r["sentence"], map("\t".join, zip(r["chars"], r["tags"], strict=True)))
+        SentenceBlock(
+            r["guid"], r["sentence"], list(map("\t".join, zip(r["chars"], r["tags"], strict=True)))
+        )
         for r in records
     )
     write_sentence_blocks(path, HEADER, blocks)

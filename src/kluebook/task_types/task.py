@@ -1,16 +1,20 @@
-"""The schema of a task.yaml: every field, its type and its default; unknown keys are refused.
+"""A task: the schema of its task.yaml (`TaskEntry`: every field, its type and its default;
+unknown keys are refused) and `Task`, the entry with the task's name and folder, which every layer
+takes.
 
-README.md here describes each field for a contributor. A file that does not fit stops the
-registry with one line naming the file and the first field at fault.
+kluebook/tasks/README.md describes each field for a contributor. A file that does not fit stops
+the registry with one line naming the file and the first field at fault.
 """
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from kluebook.common.errors import KluebookError
+from kluebook.task_types.interface import TaskModule
 
 
 class _Entry(BaseModel):
@@ -19,7 +23,7 @@ class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class MetricEntry(_Entry):
+class Metric(_Entry):
     key: str  # the name `score` returns
     label: str  # the column header in tables
 
@@ -55,7 +59,7 @@ class PredictionsExample(_Entry):
 class Switch(_Entry):
     """A switch only this task has: its values (the official one first) and what it does."""
 
-    choices: list[Any] = Field(min_length=1)
+    choices: list[Any] = Field(min_length=1)  # the official value first
     smoke: Any
     does: str = Field(min_length=1)
 
@@ -76,11 +80,11 @@ class TaskEntry(_Entry):
     hub_config: str | None = None  # None: the folder's name
     hub_task_type: str = "other"
     files: dict[str, str]
-    metrics: list[MetricEntry] = Field(min_length=1)
+    metrics: tuple[Metric, ...] = Field(min_length=1)
     selection_metric: str
     resampling_unit: ResamplingUnit = ResamplingUnit()
     recipe: RecipeEntry = RecipeEntry()
-    smoke: dict[str, Any] = {}
+    smoke: dict[str, Any] = {}  # the smoke profile's recipe changes
     smoke_data: dict[str, Any] = {}
     smoke_cost_s: float = 0.0  # kernel CPU s of one smoke run, measured: the runner's estimate
     smoke_floor: SmokeFloor
@@ -102,6 +106,38 @@ class TaskEntry(_Entry):
         if not {"train", "dev"} <= self.files.keys():
             raise ValueError("files: needs the roles train and dev")
         return self
+
+
+class Task(TaskEntry):
+    """A registered task: its task.yaml's validated fields, its name and its folder. The registry
+    that made it (`kluebook.tasks.load_task`) gives it the reader of its code, which
+    `task_module` calls: the layers below the registry reach a task's code through it."""
+
+    name: str
+    folder: Path
+    hub_config: str  # the entry's, or the folder's name
+    _read_module: Callable[["Task"], TaskModule] | None = PrivateAttr(default=None)
+
+
+def task_module(task: Task) -> TaskModule:
+    """The task's interface: file formats, scoring and smoke-data generator, read from its folder
+    and checked by the registry when first asked for (a one-line error if it lacks a function)."""
+    if task._read_module is None:
+        raise KluebookError(f"task {task.name!r} was not loaded by the registry (kluebook.tasks)")
+    return task._read_module(task)
+
+
+def read_task(folder: Path, read_module: Callable[[Task], TaskModule]) -> Task:
+    """The task of one folder, from its task.yaml (validated by `TaskEntry`), whose code
+    `read_module` reads; a one-line KluebookError naming the file and the field if it does not
+    fit."""
+    entry = read_entry(folder / "task.yaml")
+    fields = {name: getattr(entry, name) for name in TaskEntry.model_fields}
+    task = Task(
+        **fields | {"hub_config": entry.hub_config or folder.name}, name=folder.name, folder=folder
+    )
+    task._read_module = read_module
+    return task
 
 
 def read_entry(path: Path) -> TaskEntry:
