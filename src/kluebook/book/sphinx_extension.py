@@ -275,7 +275,7 @@ def figure_alt(source: str) -> str:
 @cache
 def figure_docstrings() -> dict[str, str]:
     """The docstring of each public function of the package's modules that draw with matplotlib
-    (`kluebook.common.plots`, a task's own figures such as DP's arc diagram), keyed as a notebook
+    (`kluebook.common.plots`, a task's own figures), keyed as a notebook
     calls it, `module.function`; read from the sources (importing them would load matplotlib and
     pandas into the build for nothing else)."""
     docstrings = {}
