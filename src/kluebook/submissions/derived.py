@@ -18,7 +18,7 @@ import datetime
 import json
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -211,9 +211,42 @@ def _compare(old, new, where: str, found: list[str]) -> None:
         found.append(f"{where}: recorded {old!r}, derived {new!r}")
 
 
-def verify(folder: Path, data_dir: Path, limits: Limits = DEFAULT_LIMITS) -> list[str]:
+# The cells that name the gold file a task was scored against.
+GOLD_IDENTITY = ("gold_file", "gold_sha256", "gold_official")
+
+
+class Verification(NamedTuple):
+    """What `verify` found: the cells that differ, and the tasks whose record was derived
+    against a reduced copy of the dev file and whose every number the official file gives."""
+
+    differences: list[str]
+    official_now: list[str]
+
+
+def verify(folder: Path, data_dir: Path, limits: Limits = DEFAULT_LIMITS) -> Verification:
     """Every number of the submission's record derived anew from its predictions and compared:
-    one line per cell that differs (none: the record holds)."""
+    one line per cell that differs (none: the record holds). A task derived against a reduced
+    copy of its dev file (same items and labels, fewer fields), where the data folder now holds
+    the official file, is compared on its numbers: the gold it names is the copy's, and that
+    is said in a line of its own (the board rescores it against the official file)."""
     recorded = read_record(record_path(folder))
     derived, _ = derive(folder, data_dir, None, limits)
-    return differences(recorded, derived)
+    found = differences(recorded, derived)
+    upgraded = [
+        task
+        for task, scores in recorded.tasks.items()
+        if not scores.gold_official and task in derived.tasks and derived.tasks[task].gold_official
+    ]
+    cells = {f"{recorded.slug}.tasks.{task}.{key}" for task in upgraded for key in GOLD_IDENTITY}
+    kept = [line for line in found if line.split(":", 1)[0] not in cells]
+    notes = []
+    for task in upgraded:
+        if any(line.startswith(f"{recorded.slug}.tasks.{task}.") for line in kept):
+            continue
+        was, now = recorded.tasks[task], derived.tasks[task]
+        notes.append(
+            f"{recorded.slug}.tasks.{task}: derived against a reduced copy of the dev file "
+            f"({was.gold_file}, SHA-256 {was.gold_sha256[:16]}…); every number equal from the "
+            f"official file here ({now.gold_file}, SHA-256 {now.gold_sha256[:16]}…)"
+        )
+    return Verification(kept, notes)
