@@ -179,6 +179,22 @@ def test_a_submission_that_fails_its_check_never_enters_the_board(
     assert not (root / "_derived" / "short.json").exists()
 
 
+def test_changed_metadata_rewrites_the_record_without_rescoring(root, generated_dev, scorer_calls):
+    data_dir, _ = generated_dev
+    load_board(root, data_dir)
+    scorer_calls.clear()
+    metadata = root / "half" / "submission.yaml"
+    metadata.write_text(metadata.read_text() + "contact: https://example.org/half\n")
+    board = load_board(root, data_dir)
+    assert scorer_calls == [] and board.written == [record_path(root / "half")]
+    assert [(e.slug, e.state, e.rescored) for e in board.entries] == [
+        ("half", "unchanged", ()),
+        ("perfect", "unchanged", ()),
+    ]
+    assert board.entries[0].submission.contact == "https://example.org/half"
+    assert read_record(record_path(root / "half")).metadata_sha256 == derived.file_sha256(metadata)
+
+
 def test_a_bad_metadata_file_is_one_line(root, generated_dev):
     (root / "half" / "submission.yaml").write_text("model: x\n")
     board = load_board(root, generated_dev[0], warn=False)

@@ -181,7 +181,8 @@ def _entry(folder: Path, golds: _GoldFiles, limits: Limits, written: list[Path])
     if record != previous:
         write_record(target, record)
         written.append(target)
-    return BoardEntry(folder.name, submission, record, "rescored", tuple(rescored))
+    state: State = "rescored" if rescored else "unchanged"  # else only the metadata changed
+    return BoardEntry(folder.name, submission, record, state, tuple(rescored))
 
 
 def _stale(
