@@ -11,14 +11,15 @@ item's label or score, all-O tags or next-eojeol heads. They are made against th
 files of KLUEBOOK_DATA_DIR where they are there, else (or with `--generated`) against dev
 files generated at the real sizes (`DEV_SIZES`; `--dev-size` cuts them, for a quick test).
 
-Each step runs in a fresh interpreter, which reports its wall time and its peak resident
-memory (ru_maxrss): `check` runs `kluebook submissions check`'s code on every submission;
-`score` loads the board (`kluebook.submissions.board.load_board`: checks, then rescores what
-changed, writing the records); `render` writes the book's generated pages (`kluebook report`'s
-`write_generated`) in a scratch book root holding the board. Then one submission is added and
-the three steps run again (check on the new one only): the board must rescore that one only.
-A last `score` on the unchanged board must rescore none. `idle` is an interpreter that only
-imports the board's code, for the memory every step starts from.
+Each step runs in a fresh interpreter, which reports its wall time, its CPU time (user and
+system, imports and start-up included: the figure to compare on a shared machine) and its peak
+resident memory (ru_maxrss): `check` runs `kluebook submissions check`'s code on every
+submission; `score` loads the board (`kluebook.submissions.board.load_board`: checks, then
+rescores what changed, writing the records); `render` writes the book's generated pages
+(`kluebook report`'s `write_generated`) in a scratch book root holding the board. Then one
+submission is added and the three steps run again (check on the new one only): the board must
+rescore that one only. A last `score` on the unchanged board must rescore none. `idle` is an
+interpreter that only imports the board's code, for the memory every step starts from.
 """
 
 import argparse
@@ -144,10 +145,12 @@ def run_step(step: str, board: Path, data_dir: Path, slugs: list[str]) -> dict:
         found = {"pages": len(write_generated())}
     elif step == "idle":
         import kluebook.submissions.board  # noqa: F401
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         **found,
         "seconds": time.perf_counter() - started,
-        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_mib": usage.ru_maxrss / 1024,
     }
 
 
@@ -162,10 +165,11 @@ def step(name: str, board: Path, data_dir: Path, book: Path, slugs: list[str]) -
 
 
 def show(label: str, figures: dict) -> None:
-    extra = ", ".join(f"{k} {v}" for k, v in figures.items() if k not in ("seconds", "peak_mib"))
+    shown = ("seconds", "cpu_s", "peak_mib")
+    extra = ", ".join(f"{k} {v}" for k, v in figures.items() if k not in shown)
     print(
-        f"{label:<28} {figures['seconds']:8.2f} s  peak {figures['peak_mib']:7.1f} MiB"
-        + (f"  ({extra})" if extra else "")
+        f"{label:<24} {figures['seconds']:8.2f} s  cpu {figures['cpu_s']:8.2f} s  "
+        f"peak {figures['peak_mib']:7.1f} MiB" + (f"  ({extra})" if extra else "")
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from kluebook.common.paths import CHECKOUT
 
 SCRIPT = (CHECKOUT or Path.cwd()) / "benchmarks" / "board_scale.py"
-STEP = r"\s+\d+\.\d\d s  peak\s+\d+\.\d MiB"
+STEP = r"\s+\d+\.\d\d s  cpu\s+\d+\.\d\d s  peak\s+\d+\.\d MiB"
 
 
 def test_the_board_benchmark_rescores_only_the_added_submission(tmp_path):
