@@ -124,3 +124,21 @@ def test_a_submission_that_cannot_be_read_is_not_offered(tmp_path, imperfect_pre
     (data,) = _view_data(page)
     assert [r["name"].split(" ")[0] for r in data["runs"]][2:] == ["good"]
     assert " 1 run or submission whose dev set or predictions cannot be read here is left" in page
+
+
+def test_submissions_on_another_dev_set_are_a_view_of_their_own(tmp_path, imperfect_predictions):
+    """Runs on the first 50 dev items and two submissions of the whole dev file: two views,
+    each headed by what it offers."""
+    task, _, data_dir, runs, _ = _setup(
+        tmp_path, imperfect_predictions, runs=("first", "second"), submitted=("a", "b")
+    )
+    cut = [r.model_copy(update={"parameters": {**r.parameters, "dev_limit": 50}}) for r in runs]
+    for name in ("first", "second"):
+        lines = (tmp_path / f"{name}.jsonl").read_text().splitlines(keepends=True)
+        (tmp_path / f"{name}.jsonl").write_text("".join(lines[:50]))
+    page = side_by_side(task, cut, PAGE, root=tmp_path, data_dir=data_dir)
+    runs_view, submitted_view = _view_data(page)
+    assert runs_view["total"] == 50 and submitted_view["total"] > 50
+    assert all("(submitted)" in run["name"] for run in submitted_view["runs"])
+    assert "### 2 runs on the first 50 dev items (generated data)" in page
+    assert "### 2 submissions on every dev item (klue-nli-v1.1_dev.partial.json)" in page

@@ -69,10 +69,12 @@ SHOWN_ITEMS = (("disagree", "on which they disagree"), ("both-wrong", "both get 
 
 @dataclass(frozen=True)
 class OfferedRun:
-    """A run as the view names it, and the docname of its page (None where the book has none)."""
+    """A run or a submission as the view names it, and the docname of its page (None where the
+    book has none)."""
 
     name: str
     docname: str | None
+    submitted: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class Candidate:
     configuration: tuple
     read: Callable[[], list[dict]]
     switches: Mapping[str, object]
+    submitted: bool = False
 
 
 @dataclass
@@ -173,6 +176,7 @@ def submitted_files(
             (SUBMITTED, entry.name),
             lambda path=path: [row for _, row in prediction_lines(path)],
             NO_SWITCHES,
+            submitted=True,
         )
         found.append((candidate, gold.path))
     return found, absent
@@ -205,7 +209,7 @@ def dev_set_view(task: Task, dev_set: DevSet, section: str) -> tuple[DevSetRuns 
     view = DevSetRuns(
         section,
         dev_set.dev_items,
-        [OfferedRun(c.name, c.docname) for c in kept],
+        [OfferedRun(c.name, c.docname, c.submitted) for c in kept],
         items,
         _default_pair([c.configuration for c in kept], items),
     )
@@ -352,6 +356,15 @@ def view_html(view: DevSetRuns, page: str) -> str:
     return str(shown)  # into the task page's Markdown
 
 
+def _counted(offered: list[OfferedRun]) -> str:
+    """How many runs and submissions a view offers, in words."""
+    submitted = sum(run.submitted for run in offered)
+    runs = len(offered) - submitted
+    parts = [f"{runs} run{'s' if runs > 1 else ''}"] if runs else []
+    parts += [f"{submitted} submission{'s' if submitted > 1 else ''}"] if submitted else []
+    return " and ".join(parts)
+
+
 def _left_out(runs: int, submissions: int) -> str:
     """The sentences saying what the view leaves out ("" for nothing)."""
     text = ""
@@ -406,6 +419,6 @@ def side_by_side(
     ]
     for view in views:
         if len(views) > 1:
-            text.append(f"### {len(view.runs)} runs on {myst.text(view.dev_items)}\n")
+            text.append(f"### {_counted(view.runs)} on {myst.text(view.dev_items)}\n")
         text.append(view_html(view, page) + "\n")
     return "\n".join(text)
