@@ -130,3 +130,10 @@ def test_an_owned_submission_may_change_and_a_new_one_passes():
     files = ["submissions/new/submission.yaml", "submissions/new/ynat.jsonl"]
     new = pull_request(files, existing, "main", models={"new": "New"})
     assert (new.slugs, new.problems) == (["new"], [])
+
+
+def test_a_check_of_nothing_says_what_to_give(kluebook, board):
+    repo, _, _ = board
+    result = kluebook(repo, "submissions", "check")
+    assert result.returncode == 2
+    assert result.stderr == "give submission folders, or --changed-against a git ref\n"
