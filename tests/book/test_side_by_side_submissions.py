@@ -18,6 +18,7 @@ from kluebook.tasks import get_task, task_module
 
 PAGE = "book/_generated/tasks/nli"
 HOSTILE = '<script>alert(1)</script> "onmouseover=x'
+HOSTILE_LABEL = "<img src=x onerror=alert(2)>"
 
 
 def _view_data(page: str) -> list[dict]:
@@ -49,6 +50,7 @@ def _setup(tmp_path, imperfect_predictions, runs=("first",), submitted=("model-a
         )
     for seed, slug in enumerate(submitted, start=10):
         rows = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(seed))
+        rows[0] = {**rows[0], "label": HOSTILE_LABEL}  # unchecked: shown as text, and wrong
         metadata = METADATA.replace("Test model", f"{slug} {HOSTILE}")
         make_submission(tmp_path / "submissions" / slug, {"nli": rows}, metadata)
         files[slug] = rows
@@ -73,7 +75,8 @@ def test_a_submission_is_offered_beside_the_runs_of_its_dev_file(tmp_path, imper
     for run, name in zip(data["runs"], ("first", "model-a"), strict=True):
         assert run["right"] == "".join("1" if right[name][i] else "0" for i in shown)
     # The model's name is text: escaped in the pickers, and never closing the JSON block.
-    assert "<script>alert(1)" not in page
+    assert "<script>alert(1)" not in page and "<img" not in page
+    assert data["texts"][data["runs"][1]["predicted"][0]] == HOSTILE_LABEL  # JSON, as text
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &#34;onmouseover=x (submitted)" in page
     assert "left out" not in page
 
