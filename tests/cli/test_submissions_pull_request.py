@@ -58,6 +58,36 @@ def test_a_new_submission_of_its_own_slug_passes(kluebook, board):
     assert _check(kluebook, repo, data).returncode == 0
 
 
+def test_what_the_base_gained_since_the_branch_left_it_is_not_the_pull_request_s(kluebook, board):
+    """Carol's submission lands on main after Alice's branch left it: Alice's check counts only
+    her own folder, and her slug is checked against main as it is now."""
+    repo, data, gold = board
+    _git(repo, "switch", "-q", "-c", "alice")
+    make_submission(repo / "submissions" / "alice", {"ynat": gold}, METADATA)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "alice")
+    _git(repo, "switch", "-q", "main")
+    carol = METADATA.replace("Test model", "Carol's model")
+    make_submission(repo / "submissions" / "carol", {"ynat": gold}, carol)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "carol")
+    _git(repo, "switch", "-q", "alice")
+    result = _check(kluebook, repo, data)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("alice: ok ynat.jsonl")
+    _git(repo, "switch", "-q", "-c", "dave", "alice")
+    make_submission(repo / "submissions" / "carol", {"ynat": gold}, METADATA)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "dave takes carol's slug")
+    refused = _check(kluebook, repo, data).stderr.splitlines()
+    assert refused == [
+        "pull request: changes 2 submissions (alice, carol): a pull request adds or changes one "
+        "submission",
+        "pull request: carol: a submission of this slug exists on main and is another's: a new "
+        "submission takes a slug of its own",
+    ]
+
+
 def test_another_s_slug_and_files_outside_the_folder_are_refused(kluebook, board):
     repo, data, _ = board
     (repo / "submissions" / "base-model" / "ynat.jsonl").write_text("")

@@ -48,13 +48,15 @@ def repository_root(folder: Path) -> Path:
 
 
 def changed_paths(repo: Path, ref: str) -> list[str]:
-    """The paths that differ between `ref` and the working tree (committed or not, untracked
-    files included), relative to the repository's root."""
+    """The paths the working tree changes since it left `ref` (since their merge base, so what
+    `ref` gained since then is not counted; committed or not, untracked files included),
+    relative to the repository's root."""
     try:
         _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     except KluebookError as error:
         raise KluebookError(f"{ref!r} is no commit of this repository") from error
-    changed = _git(repo, "diff", "--name-only", "--no-renames", "-z", ref, "--", ".")
+    base = _git(repo, "merge-base", ref, "HEAD").strip()
+    changed = _git(repo, "diff", "--name-only", "--no-renames", "-z", base, "--", ".")
     untracked = _git(repo, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
     return sorted({p for p in (changed + untracked).split("\0") if p})
 
