@@ -19,6 +19,8 @@ from kluebook.book.results_page import build_contents, figure_path, render
 from kluebook.book.run_index import write_run_index
 from kluebook.book.run_pages import render_page
 from kluebook.book.status_page import render_status
+from kluebook.book.submission_pages import write_submission_pages
+from kluebook.book.submitted import Entry, committed_board, submitted_rows
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, RESULTS, ROOT
 from kluebook.recording.records import RecordsFound, RunRecord, read_records
@@ -30,16 +32,21 @@ from kluebook.tasks import all_tasks
 
 
 def write_report(
-    out_dir: Path = GENERATED, results: Path = RESULTS, loaded: RecordsFound | None = None
+    out_dir: Path = GENERATED,
+    results: Path = RESULTS,
+    loaded: RecordsFound | None = None,
+    board: list[Entry] = (),
 ) -> list[Path]:
-    """Write the results page body, its figures and downloads, and the status page (from
-    `loaded` records when given, else from the records under `results`)."""
+    """Write the results page body, its figures and downloads, the submission pages of `board`
+    (its (metadata, derived record) pairs) and the status page (from `loaded` records when
+    given, else from the records under `results`)."""
     records, unreadable = read_records(results) if loaded is None else loaded
     rows = reproduced_rows(records)
     published = published_rows(published_scores())
-    frame, data = downloads(records)
+    submitted = submitted_rows(board)
+    frame, data = downloads(records, ROOT, submitted)
     texts = {
-        out_dir / "results.md": render(records),
+        out_dir / "results.md": render(records, ROOT, submitted),
         out_dir / "results.csv": frame.to_csv(index=False),
         out_dir / "results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n",
         out_dir / "status.md": render_status(records, unreadable=unreadable),
@@ -59,7 +66,8 @@ def write_report(
             path = sensitivity_figure_path(task, out_dir)
             result_figures.sensitivity_figure(task, found, path)
             paths.append(path)
-    paths += write_model_index(rows, out_dir / "model-index")
+    paths += write_model_index(rows, out_dir / "model-index", submitted)
+    paths += write_submission_pages(board, rows, records, out_dir)
     return paths
 
 
@@ -78,12 +86,14 @@ def write_run_pages(records: list[RunRecord], root: Path = ROOT) -> list[Path]:
 
 def write_generated(out_dir: Path = GENERATED, results: Path = RESULTS) -> list[Path]:
     """Every generated page of the book, from one reading of the records: the run pages and
-    their index (`run_index`), the results and status pages (`write_report`), then the
-    registry pages, task pages and contents (`write_pages`)."""
+    their index (`run_index`), the results and status pages and the submissions' pages
+    (`write_report`, from the committed submissions: `committed_board`), then the registry
+    pages, task pages and contents (`write_pages`)."""
     loaded = read_records(results)
+    board = committed_board()
     run_pages = [*write_run_pages(loaded.records), write_run_index(loaded.records, out_dir)]
     return [
         *run_pages,
-        *write_report(out_dir, results, loaded),
-        *write_pages(out_dir, loaded.records),
+        *write_report(out_dir, results, loaded, board),
+        *write_pages(out_dir, loaded.records, submitted_rows(board)),
     ]
