@@ -5,6 +5,7 @@ model-index, and a hostile submission shown as text everywhere (the browser's ch
 tests/end_to_end/test_submissions_in_browser.py)."""
 
 import json
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -73,8 +74,6 @@ def table(rows, reproduced=()) -> str:
 
 def blocks(html: str) -> list[str]:
     """The block names of the plain table, in order."""
-    import re
-
     return re.findall(r'<tr class="section" data-block="([^"]*)"', html)
 
 

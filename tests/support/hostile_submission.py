@@ -7,6 +7,8 @@ import datetime
 import json
 from pathlib import Path
 
+import yaml
+
 from kluebook.submissions.derived import (
     DerivedRecord,
     Interval,
@@ -62,8 +64,9 @@ def write_submission(root: Path, uas: float = 99.5) -> Path:
     metadata as YAML with a web link, which the schema accepts)."""
     folder = root / "submissions" / SLUG
     folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(metadata().model_dump(mode="json"), ensure_ascii=False)
-    (folder / "submission.yaml").write_text(text + "\n", encoding="utf-8")  # JSON is YAML
+    fields = metadata().model_dump(exclude_none=True)
+    text = yaml.safe_dump(fields, allow_unicode=True, sort_keys=False)
+    (folder / "submission.yaml").write_text(text, encoding="utf-8")
     lines = [
         {"guid": f"klue-dp-v1_dev_0000{i}", "heads": [2, 0], "deprels": [LABEL, "NP"]}
         for i in range(3)

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from kluebook.book.klue_marks import emphasis
 from kluebook.book.klue_notes import metric_notes, model_references, published_tables
-from kluebook.book.submitted import RECOMPUTED
+from kluebook.book.submitted import RECOMPUTED, SubmittedRow, parameters_shown
 from kluebook.book.table_assets import datatable
 from kluebook.book.templating import parts
 from kluebook.errata.manifest import Erratum, manifest
@@ -116,14 +116,14 @@ def _cell_notes(cell: Cell) -> dict[str, tuple[str, str]]:
 
 def _submitted_notes(row: Row, key: tuple[str, str]) -> dict[str, tuple[str, str]]:
     """The note of a submitted row's cell: above every published dev number (or none)."""
-    if key not in getattr(row, "above_dev", ()):
+    if not isinstance(row, SubmittedRow) or key not in row.above_dev:
         return {}
     return {"above-dev": ("▲", "above every published dev number of this metric")}
 
 
 def _row_notes(row: Row) -> dict[str, tuple[str, str]]:
     """The note on a row's name: a submission that declares it used KLUE dev data."""
-    if getattr(row, "dev_data_used", False):
+    if isinstance(row, SubmittedRow) and row.dev_data_used:
         return {"dev-data": ("dev", "declares KLUE dev data used for training or model selection")}
     return {}
 
@@ -155,18 +155,18 @@ def row_head(row: Row, notes: dict[str, str], page: str) -> Markup:
     split (and configuration) in small; a published row's split names its table's note (a
     letter per table, given in `notes`)."""
     note = link = paper = None
+    html = parts(TEMPLATE)
     if row.kind == "published":
         note = notes.setdefault(row.source, "abcdefghijklmnopqrstuvwxyz"[len(notes)])
         ref = model_references().get(row.label, {})
         link = f"https://huggingface.co/{ref['hub']}" if "hub" in ref else ref.get("home", "")
         paper, count = ref.get("paper"), ref.get("parameters")
     elif row.kind == "submitted":
-        link, count = href(page, row.page), row.submission.parameters
-    else:
+        link, counted = href(page, row.page), parameters_shown(row.submission.parameters)
+        return html.row_head(row, note, link, paper, counted, _row_notes(row), RECOMPUTED)
+    if row.kind != "published":
         count = model_entry(row.model).get("parameters")
-    # A submission's count as it is where it is under a million (a baseline's few numbers).
-    counted = parameters_text(count) if not count or count >= 1e6 else f"{count:,} params"
-    return parts(TEMPLATE).row_head(row, note, link, paper, counted, _row_notes(row), RECOMPUTED)
+    return html.row_head(row, note, link, paper, parameters_text(count), {}, RECOMPUTED)
 
 
 def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, str], int]) -> Markup:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from kluebook.book import myst
 from kluebook.book.item_browser import browser_html
-from kluebook.book.klue_table import parameters_text, short_name
-from kluebook.book.submitted import Entry, SubmittedRow, submitted_rows
+from kluebook.book.klue_table import short_name
+from kluebook.book.submitted import Entry, SubmittedRow, parameters_shown, submitted_rows
 from kluebook.book.templating import parts
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_text_if_changed
@@ -145,8 +145,7 @@ def page_markdown(
     mine = [(tasks[name], scores) for name, scores in record.tasks.items() if name in tasks]
     mine.sort(key=lambda pair: list(tasks).index(pair[0].name))
     submission = row.submission
-    count = submission.parameters
-    parameters = parameters_text(count) or f"{count:,}"
+    parameters = parameters_shown(submission.parameters)
     numbers = [n for task, scores in mine for n in number_rows(task, scores, row.above_dev)]
     text = [
         f"(submission-{record.slug})=\n# {myst.text(submission.model)}\n",

@@ -24,6 +24,12 @@ SUBMISSIONS = ROOT / "submissions"
 RECOMPUTED = "recomputed from predictions"
 
 
+def parameters_shown(count: int) -> str:
+    """A submission's parameter count: in millions from a million, else as it is (a baseline's
+    few numbers)."""
+    return f"{count / 1e6:.0f}M params" if count >= 1e6 else f"{count:,} params"
+
+
 def submission_page(slug: str) -> str:
     """The docname of a submission's page (a slug is of safe characters: `files.SLUG`)."""
     return f"{SUBMISSION_PAGES}/{slug}"
