@@ -247,3 +247,70 @@ def test_the_submissions_numbers_go_out_in_results_json_csv_and_model_index(boar
     assert "submissions/majority-baseline.yaml" in downloads.downloads_markdown(
         [], [], tmp_path, rows
     )
+
+
+def test_the_paired_comparison_is_with_the_strongest_current_released_checkpoint_row():
+    from kluebook.results.aggregation import Cell, Row
+    from kluebook.tasks import get_task
+
+    dp = get_task("dp")
+    key = (dp.name, dp.metrics[0].key)
+
+    def row(model, value, profile="paper", stale=""):
+        cell = Cell([value], stale=stale)
+        return Row(model, "reproduced", "base", "dev", {key: cell}, model=model, profile=profile)
+
+    rows = [
+        row("klue/roberta-base", 90.0),
+        row("klue/roberta-large", 93.0),
+        row("klue/roberta-small", 95.0, stale="code"),  # stale: never the reference
+        row("kluebook/tiny-roberta", 99.0),  # no released checkpoint
+        row("klue/bert-base", 98.0, profile="smoke"),  # a pipeline check
+    ]
+    assert submission_pages.strongest_reference(dp, rows).model == "klue/roberta-large"
+    assert submission_pages.strongest_reference(dp, rows[2:]) is None
+    # A reference whose runs are not here says why, in one line, instead of a comparison.
+    line = submission_pages.comparison_html(dp, [], rows[1], [], "A")
+    assert line.startswith("No paired comparison with `klue/roberta-large`: no succeeded dp run")
+    none = submission_pages.comparison_html(dp, [], None, [], "A")
+    assert none == "No released-checkpoint run of DP in this book: no paired comparison.\n"
+
+
+def test_a_submission_is_compared_item_by_item_with_the_reference_runs(
+    tmp_path, imperfect_predictions
+):
+    import random
+
+    from conftest import valid_record
+
+    from kluebook.data.loading import data_checksum, load_split
+    from kluebook.results.aggregation import Cell, Row
+    from kluebook.tasks import get_task, task_module
+
+    nli = get_task("nli")
+    gold = load_split(nli, "dev", "generated", None)
+    lines = task_module(nli).gold_predictions(gold)
+    (tmp_path / "tuned.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
+    run = valid_record(
+        {
+            "task": "nli",
+            "model": "klue/roberta-base",
+            "config": "tuned",
+            "parameters": {"data_source": "generated"},
+            "metrics": {},
+            "data_checksum": data_checksum(nli, "generated", None),
+            "predictions": "tuned.jsonl",
+        }
+    )
+    key = ("nli", "accuracy")
+    reference = Row(
+        "klue/roberta-base", "reproduced", "base", "dev", {key: Cell([100.0])},
+        model="klue/roberta-base", config="tuned", profile="paper",
+    )  # fmt: skip
+    poor = imperfect_predictions("nli", [dict(line) for line in lines], random.Random(1))
+    html = submission_pages.comparison_html(nli, poor, reference, [run], "poor", tmp_path)
+    parsed = Parsed(html)
+    assert "this submission (A) against tuned (B), paired bootstrap" in parsed.text
+    assert "Accuracy" in parsed.text and "B is better" in parsed.text

@@ -77,10 +77,16 @@ def strongest_reference(task: Task, rows: list[Row]) -> Row | None:
 
 
 def comparison_html(
-    task: Task, predictions: list[dict], reference: Row | None, records: list[RunRecord], label
+    task: Task,
+    predictions: list[dict],
+    reference: Row | None,
+    records: list[RunRecord],
+    label: str,
+    root: Path = ROOT,
 ) -> str:
-    """The paired comparison of the submission's predictions of `task` with the reference row's
-    runs on the same dev items, or one line saying why there is none."""
+    """The paired comparison of the submission's predictions of `task` (`label`: its model)
+    with the reference row's runs on the same dev items (their records, predictions under
+    `root`), or one line saying why there is none."""
     if reference is None:
         return (
             f"No released-checkpoint run of {short_name(task)} in this book: no paired "
@@ -88,7 +94,7 @@ def comparison_html(
         )
     name = reference.config if not reference.is_default_config else reference.model
     try:
-        gold, (_, side) = compare.from_records(task, records, name, name)
+        gold, (_, side) = compare.from_records(task, records, name, name, root)
         mine = compare.scored_side(task, label, gold, [predictions])
         found = compare.compare(task, mine, side)
     except KluebookError as error:
