@@ -1,6 +1,6 @@
 """The results as files to download: results.csv (long), results.json (runs, aggregates,
-published) and the section of the results page that offers them with the model-index
-snippets and each run's dev items (`kluebook.book.run_items`)."""
+published, submitted numbers) and the section of the results page that offers them with the
+model-index snippets and each run's dev items (`kluebook.book.run_items`)."""
 
 from pathlib import Path
 
