@@ -314,3 +314,17 @@ def test_a_submission_is_compared_item_by_item_with_the_reference_runs(
     parsed = Parsed(html)
     assert "this submission (A) against tuned (B), paired bootstrap" in parsed.text
     assert "Accuracy" in parsed.text and "B is better" in parsed.text
+
+
+def test_a_task_page_shows_the_submissions_of_its_task(board, tmp_path):
+    from kluebook.tasks import get_task
+
+    rows = submitted_rows(board)
+    text = pages.landing_page(get_task("dp"), [], [], [], tmp_path, rows)
+    block = text[text.index('<tbody class="submitted">') :]
+    block = block[: block.index("</tbody>")]
+    assert 'href="../submissions/next-eojeol-baseline.html"' in block
+    assert 'href="../submissions/majority-baseline.html"' in block
+    assert "tfidf-baseline" not in text  # no DP predictions
+    ynat = pages.landing_page(get_task("ynat"), [], [], [], tmp_path, rows)
+    assert "next-eojeol-baseline" not in ynat and "tfidf-baseline" in ynat
