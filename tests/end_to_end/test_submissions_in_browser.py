@@ -1,11 +1,11 @@
-"""The submissions in the built site, opened in headless Chromium: a book of the committed
-baselines and of a hostile submission (tests/support/hostile_submission.py: its model name,
+"""The submissions in the built site, opened in headless Chromium: a book of a committed
+baseline and of a hostile submission (tests/support/hostile_submission.py: its model name,
 training data, tool and predicted labels carry `<script>`, `"onmouseover=`, `<img onerror>` and a
 Markdown `javascript:` link) is built with `kluebook book --no-run`. On every page the
-submissions reach (the results page's KLUE table, each submission's page with its item browser,
-the sidebar) no dialog opens, no element, attribute or link of theirs exists, the hostile name
-is shown as the text it is, and axe-core finds no serious or critical WCAG 2.1 AA violation at
-1366 and 400 px, light and dark.
+submissions reach (the results page's KLUE table, their task's page and its table, each
+submission's page with its item browser, the sidebar) no dialog opens, no element, attribute
+or link of theirs exists, the hostile name is shown as the text it is, and axe-core finds no
+serious or critical WCAG 2.1 AA violation at 1366 and 400 px, light and dark.
 
 Needs Debian's `chromium` and the `playwright` package (no browser download), as
 test_site_in_browser.py does; axe-core from npm for the audit (`npm ci`)."""
@@ -44,6 +44,7 @@ INJECTED = """() => {
 }"""
 PAGES = {
     "results": "book/results.html",
+    "DP task": "book/_generated/tasks/dp.html",  # its task's KLUE table
     "hostile submission": f"book/_generated/submissions/{hostile.SLUG}.html",
     "baseline submission": f"book/_generated/submissions/{BASELINE}.html",
 }
