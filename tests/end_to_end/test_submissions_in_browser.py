@@ -90,6 +90,9 @@ def test_every_page_a_submission_reaches_shows_it_as_text_and_runs_no_script_of_
             if page == PAGES["results"]:  # the interactive table's submitted block
                 tab.wait_for_selector("table.klue-table.dataTable")
                 rows[page] = tab.locator("table.dataTable tr.submitted").count()
+                heads = tab.locator("table.dataTable tr.submitted th.model")
+                fits = "l => l.every(e => e.scrollWidth <= e.clientWidth + 1)"
+                assert heads.evaluate_all(fits), "a submitted name runs out of its cell"
             if page == PAGES["hostile submission"]:  # its items, drawn by DataTables
                 tab.wait_for_selector("#items-dp_wrapper")
                 rows[page] = tab.locator("#items-dp tbody tr").count()
