@@ -20,6 +20,8 @@ from kluebook.book.results_page import build_contents, figure_path, render
 from kluebook.book.run_index import write_run_index
 from kluebook.book.run_pages import render_page
 from kluebook.book.status_page import render_status
+from kluebook.book.submission_pages import write_submission_pages
+from kluebook.book.submitted import submitted_rows
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, KLUE_DATA, RESULTS, ROOT, SUBMISSIONS
 from kluebook.recording.records import RecordsFound, RunRecord, read_records
@@ -27,21 +29,26 @@ from kluebook.results.aggregation import published_rows, published_scores, repro
 from kluebook.results.pooling import code_today, stale_reason
 from kluebook.results.sensitivity import sweeps
 from kluebook.running.run_spec import spec_of
-from kluebook.submissions.board import Board, load_board
+from kluebook.submissions.board import Board, BoardEntry, load_board
 from kluebook.tasks import all_tasks
 
 
 def write_report(
-    out_dir: Path = GENERATED, results: Path = RESULTS, loaded: RecordsFound | None = None
+    out_dir: Path = GENERATED,
+    results: Path = RESULTS,
+    loaded: RecordsFound | None = None,
+    board: list[BoardEntry] = (),
 ) -> list[Path]:
-    """Write the results page body, its figures and downloads, and the status page (from
-    `loaded` records when given, else from the records under `results`)."""
+    """Write the results page body, its figures and downloads, the submission pages of `board`
+    (its entries) and the status page (from `loaded` records when
+    given, else from the records under `results`)."""
     records, unreadable = read_records(results) if loaded is None else loaded
     rows = reproduced_rows(records)
     published = published_rows(published_scores())
-    frame, data = downloads(records)
+    submitted = submitted_rows(board)
+    frame, data = downloads(records, ROOT, submitted)
     texts = {
-        out_dir / "results.md": render(records),
+        out_dir / "results.md": render(records, ROOT, submitted),
         out_dir / "results.csv": frame.to_csv(index=False),
         out_dir / "results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n",
         out_dir / "status.md": render_status(records, unreadable=unreadable),
@@ -61,7 +68,8 @@ def write_report(
             path = sensitivity_figure_path(task, out_dir)
             result_figures.sensitivity_figure(task, found, path)
             paths.append(path)
-    paths += write_model_index(rows, out_dir / "model-index")
+    paths += write_model_index(rows, out_dir / "model-index", submitted)
+    paths += write_submission_pages(board, rows, records, out_dir)
     return paths
 
 
@@ -92,6 +100,6 @@ def write_generated(
     return [
         *board.written,
         *run_pages,
-        *write_report(out_dir, results, loaded),
-        *write_pages(out_dir, loaded.records),
+        *write_report(out_dir, results, loaded, board.entries),
+        *write_pages(out_dir, loaded.records, submitted_rows(board.entries)),
     ]
