@@ -128,6 +128,9 @@ def smoke_site(tmp_path_factory, _pristine_book, kluebook) -> Path:
         if not (folder / "built").is_file():
             shutil.rmtree(folder, ignore_errors=True)
             root = Path(shutil.copytree(_pristine_book, folder / "book"))
+            # A book of runs: the submitted rows and pages are read in a book of their own
+            # (tests/end_to_end/test_submissions_in_browser.py).
+            shutil.rmtree(root / "submissions")
             tasks = ",".join(SMOKE_SITE_TASKS)
             args = ["--tasks", tasks, "--seeds", "1,2", *SMOKE_SITE_SETTINGS, "--quiet"]
             result = kluebook(root, "book", *args, "--path-output", str(out))

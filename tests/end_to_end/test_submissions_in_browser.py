@@ -61,6 +61,7 @@ def site(tmp_path_factory, new_book, kluebook):
         pytest.skip("no Chromium found: install Debian's chromium (.ci/run does)")
     tmp = tmp_path_factory.mktemp("submissions")
     root = new_book(tmp / "book")
+    shutil.rmtree(root / "submissions")  # one baseline beside the hostile submission
     shutil.copytree(CHECKOUT / "submissions" / BASELINE, root / "submissions" / BASELINE)
     (root / "submissions" / "_derived").mkdir(parents=True)
     name = f"{BASELINE}.json"
