@@ -8,9 +8,10 @@ from pydantic import ValidationError
 from kluebook.common.paths import CONFIGS
 from kluebook.methods.fine_tuned import FineTunedRun
 from kluebook.methods.interface import NotebookParameters, RunSettings, ServedBy
-from kluebook.methods.prompted import PromptedRun
+from kluebook.methods.prompted import PromptedParameters, PromptedRun
 from kluebook.notebook.steps import REVISION_PARAMETERS
 from kluebook.prompting import checks
+from kluebook.prompting.server_options import ServerOptions
 from kluebook.running import run_plan
 from kluebook.tasks import get_task
 
@@ -27,6 +28,11 @@ def test_the_plan_builds_each_method_s_own_model_with_its_typed_fields():
     assert isinstance(served[0].server, ServedBy)
     assert served[0].server.base_url == "http://127.0.0.1:1/v1"
     assert served[0].config.startswith("prompted,server,")
+    # Its server's fields become the prompted notebook's parameters of those names.
+    own = served[0].method_parameters()
+    assert list(own) == ["task", "base_url", "served_model", "server_options"]
+    assert set(own) <= set(PromptedParameters.model_fields)
+    assert own["server_options"] == ServerOptions().model_dump()
 
 
 def test_a_run_refuses_a_field_its_method_has_not_and_a_value_of_the_wrong_type():

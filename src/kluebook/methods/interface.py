@@ -89,7 +89,8 @@ class ServedBy(BaseModel):
         "every answer is cached, so an interrupted or stale run asks only what it has not asked."
     )
     served_model: str = ""  # filled in by the plan's `ask_servers`, once per model
-    options: ServerOptions = DEFAULT_OPTIONS
+    # The notebook's `server_options` (`model_dump(by_alias=True)`: its notebook parameters).
+    options: ServerOptions = Field(DEFAULT_OPTIONS, serialization_alias="server_options")
 
 
 class RunSettings(BaseModel):

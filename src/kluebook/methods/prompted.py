@@ -45,12 +45,7 @@ class PromptedRun(RunSettings):
         reported of the model and how it is asked."""
         if self.server is None:
             return {"task": self.task.name}
-        return {
-            "task": self.task.name,
-            "base_url": self.server.base_url,
-            "served_model": self.server.served_model,
-            "server_options": self.server.options.as_dict(),
-        }
+        return {"task": self.task.name, **self.server.model_dump(by_alias=True)}
 
     def config_parts(self) -> list[str]:
         """`prompted`, then `server` where a server answers (not its address, which may
