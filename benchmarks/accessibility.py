@@ -46,10 +46,13 @@ AXE_RUN = """async tags => {
 def wanted_pages(site: Path, tasks: list[str]) -> dict[str, str]:
     """One page of each kind of the book by kind: its path in the site. The kinds are each
     hand-written page of book/ (intro is the front page), a run page, and each task's results
-    and methods pages."""
+    and methods pages, and a submission's page where the site has one."""
     pages = {p.stem: f"book/{p.stem}.html" for p in sorted((ROOT / "book").glob("*.md"))}
     runs = sorted((site / "book" / "runs").glob("*/*.html"))
     pages["run"] = runs[0].relative_to(site).as_posix() if runs else "book/runs/(none)"
+    submitted = sorted((site / "book" / "_generated" / "submissions").glob("*.html"))
+    if submitted:  # a submission's page, where the book shows submissions
+        pages["submission"] = submitted[0].relative_to(site).as_posix()
     for task in tasks:
         pages[f"{task} results"] = f"book/_generated/tasks/{task}.html"
         pages[f"{task} method"] = f"book/_generated/methods/{task}.html"

@@ -1,14 +1,16 @@
-"""`kluebook submissions check | score | verify`: one line per problem and a non-zero exit; the
-committed baselines pass their check and their records verify against the real dev files."""
+"""`kluebook submissions check | score | verify` and the board in `kluebook report`: one line per
+problem and a non-zero exit; the committed baselines pass their check and their records verify
+against the real dev files; the report rescores only what changed."""
 
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from support.submissions import make_submission
 
 from kluebook.common.paths import CHECKOUT
-from kluebook.tasks import task_module
+from kluebook.tasks import get_task, task_module
 
 SUBMISSIONS = (CHECKOUT or Path.cwd()) / "submissions"
 BASELINES = ("majority-baseline", "tfidf-baseline", "next-eojeol-baseline")
@@ -89,8 +91,6 @@ def test_the_committed_records_verify_and_a_tampered_one_fails(
 
 
 def test_score_writes_the_record_once(kluebook, book_sources, tmp_path):
-    from kluebook.tasks import get_task
-
     task = get_task("sts")
     data = tmp_path / "data"
     records = task_module(task).generate(seed=4, **task.smoke_data)["dev"]
@@ -117,4 +117,36 @@ def test_score_writes_the_record_once(kluebook, book_sources, tmp_path):
     written = record.stat().st_mtime_ns
     again = kluebook(book_sources, *command)
     assert again.stdout == "gold: sts pearsonr 100.00, f1 100.00 (unchanged)\n"
+    assert record.stat().st_mtime_ns == written
+
+
+def test_report_rescores_the_changed_submission_and_refuses_a_failing_one(
+    kluebook, _pristine_book, tmp_path
+):
+    """`kluebook report` in a book root: a new submission is rescored and its record written
+    once; the committed baselines, whose dev files are not in this data folder, are shown as
+    committed; a submission that fails its check is one warning and no record."""
+    root = Path(shutil.copytree(_pristine_book, tmp_path / "book"))
+    task = get_task("sts")
+    data = tmp_path / "data"
+    gold_path = data / "klue-sts-v1.1" / "klue-sts-v1.1_dev.partial.json"
+    records = task_module(task).generate(seed=4, **task.smoke_data)["dev"]
+    task_module(task).write_official(records, gold_path)
+    rows = task_module(task).gold_predictions(task_module(task).read_official(gold_path), {})
+    make_submission(root / "submissions" / "gold", {"sts": rows})
+    make_submission(root / "submissions" / "short", {"sts": rows[1:]})
+    env = {"KLUEBOOK_DATA_DIR": str(data)}
+    first = kluebook(root, "report", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "wrote submissions/_derived/gold.json" in first.stdout.splitlines()
+    (warning,) = [line for line in first.stderr.splitlines() if "submission" in line]
+    assert warning.startswith("warning: submission short: does not pass its check (1 problems;")
+    assert warning.endswith("; left out of the board")
+    assert not (root / "submissions" / "_derived" / "short.json").exists()
+    record = root / "submissions" / "_derived" / "gold.json"
+    assert json.loads(record.read_text())["tasks"]["sts"]["official"]["pearsonr"] == 100.0
+    written = record.stat().st_mtime_ns
+    again = kluebook(root, "report", env=env)
+    assert again.returncode == 0, again.stderr
+    assert not [line for line in again.stdout.splitlines() if "_derived" in line]
     assert record.stat().st_mtime_ns == written

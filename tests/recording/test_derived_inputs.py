@@ -142,6 +142,9 @@ cell = next(c for c in notebook.cells if c.cell_type == "code" and "import" in c
 cell.source += "\\nprint('one more line')"
 nbformat.write(notebook, path)
 print("edited", write_generated_pages(), run_store.run_state(spec))
+metadata = ROOT / "submissions" / "tfidf-baseline" / "submission.yaml"
+metadata.write_text(metadata.read_text() + "contact: https://example.org/board\\n")
+print("submission", write_generated_pages())
 """
 
 
@@ -151,11 +154,12 @@ def test_editing_a_notebooks_code_cell_re_renders_the_pages_marking_its_runs_sta
     root = scratch_book
     done = kluebook.python(root, textwrap.dedent(NOTEBOOK_EDIT))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-4:] == [
+    assert done.stdout.splitlines()[-5:] == [
         "first True current",
         "again False",
         "touched False",
         "edited True stale (notebook changed)",
+        "submission True",  # the board is among the pages' inputs
     ]
     page = nbformat.read(root / "book/runs/ynat/smoke-kluebook--tiny-roberta-seed1.ipynb", 4)
     assert "Stale: its notebook changed since this run" in page.cells[0].source

@@ -260,4 +260,4 @@ def test_the_committed_baselines_records_are_derived_anew_and_equal(real_gold, s
     if CHECKOUT is None:
         pytest.skip("the committed submissions are in a checkout, not in the installed package")
     data_dir, _ = real_gold
-    assert verify(CHECKOUT / "submissions" / slug, data_dir) == []
+    assert verify(CHECKOUT / "submissions" / slug, data_dir) == ([], [])

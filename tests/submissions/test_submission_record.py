@@ -2,6 +2,7 @@
 checksums hold, validated on read, and verified cell by cell."""
 
 import json
+import shutil
 
 import pytest
 from support.submissions import make_submission
@@ -70,13 +71,13 @@ def test_verify_names_the_tampered_cell(noisy, generated_dev):
     path = record_path(noisy)
     write_record(path, record)
     assert path == noisy.parent / "_derived" / "noisy.json"
-    assert verify(noisy, data_dir) == []
+    assert verify(noisy, data_dir) == ([], [])
     data = json.loads(path.read_text())
     true = data["tasks"]["sts"]["official"]["pearsonr"]
     data["tasks"]["sts"]["official"]["pearsonr"] = true + 0.01
     data["tasks"]["ynat"]["gold_sha256"] = "0" * 64
     path.write_text(json.dumps(data))
-    assert verify(noisy, data_dir) == [
+    assert verify(noisy, data_dir).differences == [
         f"noisy.tasks.sts.official.pearsonr: recorded {true + 0.01!r}, derived {true!r}",
         f"noisy.tasks.ynat.gold_sha256: recorded {'0' * 64!r}, "
         f"derived {record.tasks['ynat'].gold_sha256!r}",
@@ -106,3 +107,35 @@ def test_two_derivations_from_scratch_write_the_same_bytes(noisy, generated_dev,
     write_record(tmp_path / "b.json", second)
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert str(tmp_path) not in (tmp_path / "a.json").read_text()  # no path of this machine
+
+
+def test_a_record_of_a_reduced_copy_verifies_on_its_numbers_against_the_official_file(
+    noisy, generated_dev, tmp_path, monkeypatch
+):
+    """Derived against the reduced YNAT copy; the official file (here the same records, taken
+    for the pinned one) then in the data folder: the numbers are compared, the gold named by
+    the record is said to be the copy's, and a changed number still fails."""
+    from kluebook.submissions import check
+
+    data_dir = tmp_path / "data"
+    shutil.copytree(generated_dev[0], data_dir)
+    record, _ = derive(noisy, data_dir)
+    write_record(record_path(noisy), record)
+    reduced = data_dir / "ynat-v1.1" / "ynat-v1.1_dev.partial.json"
+    shutil.copy(reduced, data_dir / "ynat-v1.1" / "ynat-v1.1_dev.json")
+    monkeypatch.setattr(check, "mismatch", lambda path, pins: None)  # taken for the official
+    differing, notes = verify(noisy, data_dir)
+    assert differing == []
+    assert notes == [
+        "noisy.tasks.ynat: derived against a reduced copy of the dev file "
+        f"(ynat-v1.1/ynat-v1.1_dev.partial.json, SHA-256 {record.tasks['ynat'].gold_sha256[:16]}…);"
+        " every number equal from the official file here (ynat-v1.1/ynat-v1.1_dev.json, "
+        f"SHA-256 {check.file_sha256(data_dir / 'ynat-v1.1' / 'ynat-v1.1_dev.json')[:16]}…)"
+    ]
+    data = json.loads(record_path(noisy).read_text())
+    data["tasks"]["ynat"]["official"]["macro_f1"] += 1.0
+    record_path(noisy).write_text(json.dumps(data))
+    differing, notes = verify(noisy, data_dir)
+    assert [line.split(":")[0] for line in differing] == [
+        "noisy.tasks.ynat.official.macro_f1"
+    ] and notes == []

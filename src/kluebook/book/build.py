@@ -10,16 +10,17 @@ from kluebook import __version__
 from kluebook.book.templating import TEMPLATES
 from kluebook.common import repository
 from kluebook.common.errors import KluebookError
-from kluebook.common.paths import CONFIGS, GENERATED, RESULTS, ROOT
+from kluebook.common.paths import CONFIGS, GENERATED, KLUE_DATA, RESULTS, ROOT, SUBMISSIONS
 from kluebook.recording import code_closure
 from kluebook.recording.code_closure import closure, notebook_imports
 from kluebook.recording.fingerprints import package_data, task_imports
+from kluebook.submissions.board import load_board
 from kluebook.tasks import all_tasks, notebook_path
 
 # What a book build reads besides the installed package (which holds the configs): the book's
-# configuration, its pages, the citation file (the Cite page) and the notebooks its launch
-# buttons open.
-SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks")
+# configuration, its pages, the citation file (the Cite page), the notebooks its launch
+# buttons open and the submissions (with their derived records) its board shows.
+SOURCES = ("_config.yml", "_toc.yml", "CITATION.cff", "book", "notebooks", "submissions")
 # What the site is built from (the toc, the config, and book/ with the executed notebooks and
 # the generated pages); the build is skipped when none of it changed since the last one.
 SITE_INPUTS = ("_config.yml", "_toc.yml", "CITATION.cff", "book")
@@ -73,6 +74,7 @@ def generated_pages_digest() -> str:
     pages' HTML templates."""
     digest = hashlib.sha256(__version__.encode())
     _digest_files(digest, (p for p in RESULTS.rglob("*") if p.is_file()), ROOT)
+    _digest_files(digest, _submission_files(), ROOT)
     _digest_files(digest, (p for p in CONFIGS.rglob("*") if p.is_file()), CONFIGS)
     toc = ROOT / "_toc.yml"  # the generated toc is made from it, in a book root
     _digest_files(digest, [toc] if toc.is_file() else [], ROOT)
@@ -90,6 +92,11 @@ def generated_pages_digest() -> str:
     return digest.hexdigest()
 
 
+def _submission_files() -> list[Path]:
+    """The files under submissions/: the submissions and their derived records."""
+    return [p for p in SUBMISSIONS.rglob("*") if p.is_file()]
+
+
 def _task_files(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
@@ -101,6 +108,7 @@ def files_touched_digest() -> str:
     are the pages' inputs, and nothing need be read."""
     files = [p for p in code_closure.PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts]
     files += [p for p in RESULTS.rglob("*") if p.is_file()] + [ROOT / "_toc.yml"]
+    files += _submission_files()
     files += [p for p in CONFIGS.rglob("*") if p.is_file()] + _templates()
     for task in all_tasks().values():
         files += [*_task_files(task.folder), notebook_path(task)]
@@ -115,7 +123,10 @@ def files_touched_digest() -> str:
 def write_generated_pages(force: bool = False) -> bool:
     """The results table, figure and status page from the records, and the registry pages;
     skipped, returning False, when nothing they are made from changed since they were written
-    (no file touched since, `files_touched_digest`, or none changed, `generated_pages_digest`)."""
+    (no file touched since, `files_touched_digest`, or none changed, `generated_pages_digest`).
+    The board of submissions is loaded first, so a submission whose inputs changed is
+    rescored (and its record rewritten) before the digests read the records."""
+    board = load_board(SUBMISSIONS, KLUE_DATA)
     stamp = GENERATED / ".kluebook-inputs"
     touched = files_touched_digest()
     stamped = stamp.read_text(encoding="utf-8").split() if stamp.is_file() else []
@@ -130,7 +141,7 @@ def write_generated_pages(force: bool = False) -> bool:
     )
 
     stamp.unlink(missing_ok=True)
-    write_generated()
+    write_generated(board=board)
     stamp.write_text(f"{digest}\n{touched}\n", encoding="utf-8")
     return True
 

@@ -1,6 +1,6 @@
 """The results as files to download: results.csv (long), results.json (runs, aggregates,
-published) and the section of the results page that offers them with the model-index
-snippets and each run's dev items (`kluebook.book.run_items`)."""
+published, submitted numbers) and the section of the results page that offers them with the
+model-index snippets and each run's dev items (`kluebook.book.run_items`)."""
 
 from pathlib import Path
 
@@ -43,21 +43,27 @@ def run_downloads(records: list[RunRecord], root: Path = ROOT) -> str:
     )
 
 
-def downloads_markdown(rows: list[Row], records: list[RunRecord] = (), root: Path = ROOT) -> str:
+def downloads_markdown(
+    rows: list[Row], records: list[RunRecord] = (), root: Path = ROOT, submitted: list = ()
+) -> str:
     """The downloads section: CSV, JSON, each run's dev items (`records`) and one model-index
-    snippet per reproduced model."""
+    snippet per reproduced model and per submission (`submitted`: their rows)."""
     generated = "/" + GENERATED.relative_to(ROOT).as_posix()
     text = (
         "## Downloads\n\n"
         f"- {{download}}`results.csv <{generated}/results.csv>`: long format, one row per run "
         "and metric (`kind` run), per configuration and metric (`kind` aggregate: its seeds, "
         "mean, sd and 95% bootstrap interval `ci_low`-`ci_high`; runs carry theirs too) and "
-        "per published number (`kind` published, with its split and source).\n"
+        "per published number (`kind` published, with its split and source) and per submitted "
+        "number (`kind` submission: recomputed from its predictions, with its interval, the "
+        "submission's slug as `source` and its page).\n"
         f"- {{download}}`results.json <{generated}/results.json>`: the same, as `runs` (one "
-        "object per run, failed ones too, with its metrics and page), `aggregates` and "
-        "`published`.\n"
+        "object per run, failed ones too, with its metrics and page), `aggregates`, "
+        "`published` and `submissions` (each number with its interval, corrected values, the "
+        "SHA-256 of its predictions and gold, and the submission's declarations).\n"
     )
     text += run_downloads(list(records), root)
+    text += submission_snippets(submitted, generated)
     models = sorted({r.model for r in rows}, key=model_order)
     if not models:
         return text + "\nModel-index snippets appear here once a run has finished.\n"
@@ -75,6 +81,60 @@ def downloads_markdown(rows: list[Row], records: list[RunRecord] = (), root: Pat
             f"```{{literalinclude}} {generated}/model-index/{name}\n:language: yaml\n```\n:::\n"
         )
     return text
+
+
+def submission_snippets(submitted: list, generated: str) -> str:
+    """The model-index snippet of each submission (`model_index.SUBMISSIONS_FOLDER`)."""
+    if not submitted:
+        return ""
+    text = (
+        "\nA Hugging Face model-index for each submission, its numbers recomputed from its "
+        "predictions: paste it into the YAML header of the model's card.\n"
+    )
+    for row in submitted:
+        name = f"submissions/{row.source}.yaml"
+        text += (
+            f"\n:::{{dropdown}} {myst.text(row.label)} (submitted)\n"
+            f"{{download}}`{row.source}.yaml <{generated}/model-index/{name}>`\n\n"
+            f"```{{literalinclude}} {generated}/model-index/{name}\n:language: yaml\n```\n:::\n"
+        )
+    return text
+
+
+def submission_numbers(submitted: list) -> list[dict]:
+    """The `submissions` of results.json: one object per submitted number (`submitted`: the
+    rows of `kluebook.book.submitted`), with what it was derived from."""
+    out = []
+    for row in submitted:
+        for (task, metric), cell in sorted(row.cells.items()):
+            scores = row.record.tasks[task]
+            out.append(
+                {
+                    "submission": row.source,
+                    "model": row.label,
+                    "task": task,
+                    "metric": metric,
+                    "split": row.split,
+                    "value": round(cell.mean, 4),
+                    **_interval_columns(cell.interval and cell.interval.model_dump()),
+                    "corrected": {
+                        erratum: values[metric]
+                        for erratum, values in sorted(scores.corrected.items())
+                        if metric in values
+                    },
+                    "above_published_dev": (task, metric) in row.above_dev,
+                    "dev_data_used": row.dev_data_used,
+                    "method": row.submission.method,
+                    "parameters": row.submission.parameters,
+                    "predictions_sha256": scores.predictions_sha256,
+                    "gold_sha256": scores.gold_sha256,
+                    "gold_official": scores.gold_official,
+                    "kluebook_version": scores.kluebook_version,
+                    "errata_version": scores.errata_version,
+                    "page": f"{row.page}.html",
+                }
+            )
+    return out
 
 
 def run_rows(records: list[RunRecord], root: Path = ROOT) -> list[dict]:
@@ -151,8 +211,11 @@ def published_records(published: pd.DataFrame) -> list[dict]:
     ]
 
 
-def downloads(records: list[RunRecord], root: Path = ROOT) -> tuple[pd.DataFrame, dict]:
-    """results.csv (long) and results.json (runs, aggregates, published)."""
+def downloads(
+    records: list[RunRecord], root: Path = ROOT, submitted: list = ()
+) -> tuple[pd.DataFrame, dict]:
+    """results.csv (long) and results.json (runs, aggregates, published, and the submitted
+    numbers: `submitted`, the rows of `kluebook.book.submitted`)."""
     rows = reproduced_rows(records, root)
     published = published_scores()
     data = {
@@ -160,6 +223,7 @@ def downloads(records: list[RunRecord], root: Path = ROOT) -> tuple[pd.DataFrame
         "runs": run_rows(records, root),
         "aggregates": aggregate_rows(rows),
         "published": published_records(published),
+        "submissions": submission_numbers(submitted),
     }
     flat = []
     for run in data["runs"]:
@@ -204,6 +268,18 @@ def downloads(records: list[RunRecord], root: Path = ROOT) -> tuple[pd.DataFrame
                 "metric": pub["metric"],
                 "value": pub["value"],
                 "source": pub["source"],
+            }
+        )
+    for number in data["submissions"]:
+        flat.append(
+            {
+                "kind": "submission",
+                **{k: number[k] for k in ("task", "model", "split", "metric", "value")},
+                "seeds": 1,
+                "ci_low": number["ci_low"],
+                "ci_high": number["ci_high"],
+                "page": number["page"],
+                "source": number["submission"],
             }
         )
     names = ["kind", "task", "metric", "profile", "model", "config", "data_source", "split"]

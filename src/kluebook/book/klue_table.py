@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from kluebook.book.klue_marks import emphasis
 from kluebook.book.klue_notes import metric_notes, model_references, published_tables
+from kluebook.book.submitted import RECOMPUTED, SubmittedRow, parameters_shown
 from kluebook.book.table_assets import datatable
 from kluebook.book.templating import parts
 from kluebook.errata.manifest import Erratum, manifest
@@ -64,14 +65,24 @@ def columns(tasks: list[Task]) -> list[tuple[Task, Metric]]:
     return [(task, metric) for task in tasks for metric in task.metrics]
 
 
-def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") -> Markup:
-    """A number cell; `data-order` is the value an interactive table sorts it by. Each seed of a
-    reproduced cell links to the item browser of its run (`ITEMS_ANCHOR` of the run page)."""
+def cell_html(
+    row: Row,
+    cell: Cell | None,
+    mark: str,
+    page: str,
+    tie: str = "",
+    key: tuple[str, str] = ("", ""),
+) -> Markup:
+    """A number cell (of column `key`); `data-order` is the value an interactive table sorts it
+    by. Each seed of a reproduced cell links to the item browser of its run (`ITEMS_ANCHOR` of
+    the run page); a submitted cell has its interval and its note."""
     html = parts(TEMPLATE)
     if cell is None:
         return html.missing_cell()
     if row.kind == "published":
         return html.published_cell(cell, mark)
+    if row.kind == "submitted":
+        return html.submitted_cell(cell, cell_title(cell), _submitted_notes(row, key))
     seeds = [
         (href(page, run, ITEMS_ANCHOR) if run else None, seed, value)
         for (seed, run), value in zip(cell.runs, cell.values, strict=True)
@@ -84,6 +95,9 @@ def cell_html(row: Row, cell: Cell | None, mark: str, page: str, tie: str = "") 
 # once (`mark_explanation` of the template). A mark's own label says what it means for its cell
 # (which input changed, why no interval, how the answers are degenerate).
 CELL_NOTES = (("stale", "stale"), ("no-interval", "†"), ("not-pooled", "+n"), ("degenerate", "‡"))
+# The notes of a submitted row: its declared use of dev data (on its name), a number above every
+# published dev number (on its cell).
+SUBMITTED_NOTES = (("dev-data", "dev"), ("above-dev", "▲"))
 
 
 def _cell_notes(cell: Cell) -> dict[str, tuple[str, str]]:
@@ -100,32 +114,59 @@ def _cell_notes(cell: Cell) -> dict[str, tuple[str, str]]:
     return {note: mark for note, mark in found.items() if mark}
 
 
+def _submitted_notes(row: Row, key: tuple[str, str]) -> dict[str, tuple[str, str]]:
+    """The note of a submitted row's cell: above every published dev number (or none)."""
+    if not isinstance(row, SubmittedRow) or key not in row.above_dev:
+        return {}
+    return {"above-dev": ("▲", "above every published dev number of this metric")}
+
+
+def _row_notes(row: Row) -> dict[str, tuple[str, str]]:
+    """The note on a row's name: a submission that declares it used KLUE dev data."""
+    if isinstance(row, SubmittedRow) and row.dev_data_used:
+        return {"dev-data": ("dev", "declares KLUE dev data used for training or model selection")}
+    return {}
+
+
 def mark_notes(rows: list[Row], cols: list[tuple[Task, Metric]]) -> Markup:
     """Below the table, the explanation of each kind of mark its cells carry, once."""
     used = {
         note
         for row in rows
-        if row.kind != "published"
+        if row.kind not in ("published", "submitted")
         for task, metric in cols
         if (task.name, metric.key) in row.cells
         for note in _cell_notes(row.cells[task.name, metric.key])
     }
-    return parts(TEMPLATE).mark_notes([(note, mark) for note, mark in CELL_NOTES if note in used])
+    used |= {
+        note
+        for row in rows
+        if row.kind == "submitted"
+        for found in [_row_notes(row)] + [_submitted_notes(row, key) for key in row.cells]
+        for note in found
+    }
+    notes = [(note, mark) for note, mark in CELL_NOTES + SUBMITTED_NOTES if note in used]
+    return parts(TEMPLATE).mark_notes(notes)
 
 
-def row_head(row: Row, notes: dict[str, str]) -> Markup:
-    """The row's first cell: the model (linked to its checkpoint or project, with its paper),
-    then its size, parameter count and split (and configuration) in small; a published row's
-    split names its table's note (a letter per table, given in `notes`)."""
+def row_head(row: Row, notes: dict[str, str], page: str) -> Markup:
+    """The row's first cell: the model (linked to its checkpoint or project, with its paper; a
+    submission's name, as text, to its submission page), then its size, parameter count and
+    split (and configuration) in small; a published row's split names its table's note (a
+    letter per table, given in `notes`)."""
     note = link = paper = None
+    html = parts(TEMPLATE)
     if row.kind == "published":
         note = notes.setdefault(row.source, "abcdefghijklmnopqrstuvwxyz"[len(notes)])
         ref = model_references().get(row.label, {})
         link = f"https://huggingface.co/{ref['hub']}" if "hub" in ref else ref.get("home", "")
         paper, count = ref.get("paper"), ref.get("parameters")
-    else:
+    elif row.kind == "submitted":
+        link, counted = href(page, row.page), parameters_shown(row.submission.parameters)
+        return html.row_head(row, note, link, paper, counted, _row_notes(row), RECOMPUTED)
+    if row.kind != "published":
         count = model_entry(row.model).get("parameters")
-    return parts(TEMPLATE).row_head(row, note, link, paper, parameters_text(count))
+    return html.row_head(row, note, link, paper, parameters_text(count), {}, RECOMPUTED)
 
 
 def metric_head(task: Task, metric: Metric, page: str, marks: dict[tuple[str, str], int]) -> Markup:
@@ -207,10 +248,11 @@ def table_html(sections: list[Section], tasks: list[Task], page: str) -> str:
                     best.get((i, f"{t.name}/{m.key}"), ""),
                     page,
                     ties.get((i, f"{t.name}/{m.key}"), ""),
+                    (t.name, m.key),
                 )
                 for t, m in cols
             )
-            rows.append((row_head(row, notes), cells))
+            rows.append((row_head(row, notes, page), cells))
         blocks.append(_Block(section, kind, rows))
     footnotes = mark_notes([r for section in sections for r in section.rows], cols)
     footnotes += Markup("").join(
@@ -259,12 +301,16 @@ def _task_label(tasks: list[Task], name: str, key: str) -> str:
 
 
 def sections_for(
-    rows: list[Row], published: list[Row], reference: list[Row] | None = None
+    rows: list[Row],
+    published: list[Row],
+    reference: list[Row] | None = None,
+    submitted: list[Row] = (),
 ) -> list[Section]:
     """Published rows first (as in the KLUE README), then the README's first table (on dev) as
     the reference of the reproduced rows, then each reproduced profile and data source, then the
     smoke rows apart, then the prompted rows in blocks of their own (another protocol, never
-    ranked)."""
+    ranked), then the submitted rows (`kluebook.book.submitted`), a block of their own, never
+    ranked against the runs."""
     sections = [
         Section(
             "Published: KLUE README, test split (KLUE's own marks recomputed)",
@@ -317,4 +363,7 @@ def sections_for(
     ):
         title, block = method_named(name).table_section(profile, split)
         sections.append(Section(title, mine, mark_best=False, block=block))
+    if submitted:
+        title = f"Submitted: {RECOMPUTED} by the official metric code, dev split"
+        sections.append(Section(title, list(submitted), mark_best=False, block="Submitted"))
     return sections

@@ -77,8 +77,43 @@ def snippet(model: str, rows) -> str:
     )
 
 
-def write_model_index(rows, out_dir: Path) -> list[Path]:
-    """Write one snippet per model with reproduced rows; return their paths."""
+# Where the submissions' snippets are, under the model-index folder (apart from the runs').
+SUBMISSIONS_FOLDER = "submissions"
+
+
+def submission_snippet(row) -> str:
+    """The YAML of one submission's model-index (`row`: its row, `kluebook.book.submitted`):
+    each task metric it has, recomputed from its predictions on the official dev files."""
+    tasks = all_tasks()
+    results = [
+        EvalResult(
+            task_type=tasks[task].hub_task_type,
+            task_name=tasks[task].title,
+            dataset_type="klue/klue",
+            dataset_name=f"KLUE {short_name(tasks[task])}: official KLUE v1.1 dev files",
+            dataset_config=tasks[task].hub_config,
+            dataset_split="validation",
+            metric_type=metric,
+            metric_name=f"{next(m.label for m in tasks[task].metrics if m.key == metric)} "
+            "(recomputed from the submitted predictions by kluebook)",
+            metric_value=round(cell.mean, 2),
+        )
+        for (task, metric), cell in sorted(row.cells.items())
+    ]
+    card = ModelCardData(
+        model_name=one_line(row.label), language="ko", datasets=["klue/klue"], eval_results=results
+    )
+    return (
+        f"# model-index of the submission {one_line(row.source)}, its numbers recomputed from "
+        "its dev predictions by kluebook.\n"
+        "# Paste it into the YAML header of the model card (between the --- lines).\n"
+        f"{card.to_yaml()}\n"
+    )
+
+
+def write_model_index(rows, out_dir: Path, submitted=()) -> list[Path]:
+    """Write one snippet per model with reproduced rows and one per submission (`submitted`:
+    their rows); return their paths."""
     by_model: dict[str, list] = {}
     for row in rows:
         by_model.setdefault(row.model, []).append(row)
@@ -88,5 +123,12 @@ def write_model_index(rows, out_dir: Path) -> list[Path]:
     for model, mine in by_model.items():
         path = out_dir / f"{model_slug(model)}.yaml"
         write_text_if_changed(path, snippet(model, mine))
+        paths.append(path)
+    folder = out_dir / SUBMISSIONS_FOLDER
+    for stale in folder.glob("*.yaml") if folder.is_dir() else []:
+        stale.unlink()  # a submission no longer shown
+    for row in submitted:
+        path = folder / f"{row.source}.yaml"
+        write_text_if_changed(path, submission_snippet(row))
         paths.append(path)
     return paths

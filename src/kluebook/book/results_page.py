@@ -17,6 +17,7 @@ from kluebook.book.klue_table import (
     table_html,
 )
 from kluebook.book.prompt_sensitivity import results_section
+from kluebook.book.submitted import SubmittedRow
 from kluebook.common.paths import GENERATED, ROOT
 from kluebook.methods.registry import method_named
 from kluebook.recording.records import RunRecord
@@ -27,8 +28,9 @@ from kluebook.results.sensitivity import sweeps
 from kluebook.tasks import Task, all_tasks
 
 
-def render(records: list[RunRecord], root: Path = ROOT) -> str:
-    """The generated part of the results page (MyST Markdown with HTML tables)."""
+def render(records: list[RunRecord], root: Path = ROOT, submitted: list[SubmittedRow] = ()) -> str:
+    """The generated part of the results page (MyST Markdown with HTML tables); `submitted`:
+    the submissions' rows (`kluebook.book.submitted`), a block of their own."""
     tasks = list(all_tasks().values())
     rows = reproduced_rows(records, root)
     published = published_rows(published_scores())
@@ -53,8 +55,14 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "never ranked against the fine-tuned rows: `kluebook compare` tells whether a "
         "prompted and a fine-tuned configuration differ on the same dev items. Dev and test "
         "are different data, so compare reproduced rows with each other and with the dev "
-        "reference, and read the gap to the test numbers below as a check, not a ranking.\n\n"
-        + table_html(sections_for(rows, published, reference), tasks, RESULTS_PAGE),
+        "reference, and read the gap to the test numbers below as a check, not a ranking. "
+        "Submitted rows are any model's dev predictions, submitted as files and "
+        "**recomputed from the predictions** by the same official metric code (never a number "
+        "typed in); each links to its page with its metadata, the checksums of its inputs, "
+        "every number's interval and its items. A submission that declares KLUE dev data used "
+        "for training or model selection is marked dev, a number above every published dev "
+        "number ▲: flagged, not hidden.\n\n"
+        + table_html(sections_for(rows, published, reference, submitted), tasks, RESULTS_PAGE),
         f"({CORRECTED_ANCHOR})=\n## Published, reproduced, corrected\n\n"
         "The official metric on the official data is the headline number above. Where a known "
         f"erratum of KLUE's metrics or labels moves one, its corrected value stands here beside "
@@ -78,7 +86,7 @@ def render(records: list[RunRecord], root: Path = ROOT) -> str:
         "have panels of their own, below, with the task's smoke floor as a dashed line: a "
         "pipeline check, never drawn on the published axes.\n\n" + figure_tabs(tasks),
         results_section([(task, sweeps(task, rows)) for task in tasks]),
-        downloads_markdown(rows, records, root),
+        downloads_markdown(rows, records, root, submitted),
     ]
     failed = [r for r in records if r.status in ("failed", "interrupted")]
     if failed:

@@ -1,7 +1,7 @@
-"""A task page's side-by-side view: for each dev set the task's runs scored, pick any two of its
-runs (A and B) and see the 2x2 table of the items each gets right (`results.agreement`, the
-items `kluebook compare` pairs) and the items on which one is right and the other wrong, with
-the gold and both predictions.
+"""A task page's side-by-side view: for each dev set the task's runs and submissions scored,
+pick any two of them (A and B) and see the 2x2 table of the items each gets right
+(`results.agreement`, the items `kluebook compare` pairs) and the items on which one is right
+and the other wrong, with the gold and both predictions.
 
 The page holds, per dev set, one compact JSON block: each run's name and page, and for every
 item some run gets wrong its key, gold, and each run's prediction and rightness (texts stored
@@ -10,11 +10,19 @@ the counts and the list of their disagreements (or of the items both get wrong),
 pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
 list) so a pair can be shared as a link. Without JavaScript the section shows the first pair's
 counts and its whole list as plain tables, and the 2x2 table of every pair. Its HTML is the
-template `side_by_side.html` (`templating`; the JSON block through Jinja2's `tojson`)."""
+template `side_by_side.html` (`templating`; the JSON block through Jinja2's `tojson`).
+
+A submission (`submissions/<slug>/`) with a predictions file of the task is offered beside the
+runs whose dev records are the ones its dev file holds (else beside the submissions scored
+against the same file), named by its model's name (as text) and marked submitted; its file is
+read through the submissions' streaming reader, within their size limits. Where its dev file is
+not in the data folder (offline, without `kluebook data fetch`), it is left out, and the
+section says how many were."""
 
 import posixpath
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
@@ -26,7 +34,7 @@ from kluebook.book.table_assets import datatable
 from kluebook.book.templating import parts
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_jsonl
-from kluebook.common.paths import ROOT
+from kluebook.common.paths import KLUE_DATA, ROOT
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import run_configuration
 from kluebook.results.agreement import (
@@ -40,10 +48,16 @@ from kluebook.results.items import key_text
 from kluebook.results.links import ITEMS_ANCHOR, href, run_page
 from kluebook.results.pooling import code_today, configuration_key, pooled
 from kluebook.scoring.predictions import index_predictions
-from kluebook.tasks import Task
+from kluebook.scoring.switches import NO_SWITCHES
+from kluebook.submissions.check import gold_file, predictions_files
+from kluebook.submissions.files import SLUG, prediction_lines, submission_entries
+from kluebook.submissions.schema import METADATA, read_submission
+from kluebook.tasks import Task, task_module
 from kluebook.training.recipes import record_switches
 
 SCRIPT = "_static/kluebook-side-by-side.js"
+SUBMISSIONS = "submissions"  # the submission folders, under the book's root
+SUBMITTED = "submitted"  # how a submission's name is marked
 # The view's HTML.
 TEMPLATE = "side_by_side.html"
 # The interactive list of one pair's disagreements.
@@ -55,21 +69,46 @@ SHOWN_ITEMS = (("disagree", "on which they disagree"), ("both-wrong", "both get 
 
 @dataclass(frozen=True)
 class OfferedRun:
-    """A run as the view names it, and the docname of its page (None where the book has none)."""
+    """A run or a submission as the view names it, and the docname of its page (None where the
+    book has none)."""
 
     name: str
     docname: str | None
+    submitted: bool = False
 
 
 @dataclass(frozen=True)
 class DevSetRuns:
-    """The runs of a task on one dev set that the view offers, with their items."""
+    """The runs and submissions of a task on one dev set that the view offers, with their
+    items."""
 
     section: str  # the section's id, which the address names
     dev_items: str  # which dev items, in words
     runs: list[OfferedRun]
     items: DevSetAgreement
     default: tuple[int, int]  # the pair shown first (run indexes)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A run or a submission the view may offer: its name and page, what tells its
+    configuration apart, how its prediction lines are read and the switches it is scored with."""
+
+    name: str
+    docname: str | None
+    configuration: tuple
+    read: Callable[[], list[dict]]
+    switches: Mapping[str, object]
+    submitted: bool = False
+
+
+@dataclass
+class DevSet:
+    """Candidates scored on the same dev records (`gold`), described in words."""
+
+    gold: list[dict]
+    dev_items: str
+    candidates: list[Candidate] = field(default_factory=list)
 
 
 def run_name(record: RunRecord) -> str:
@@ -91,51 +130,123 @@ def offered_runs(task: Task, records: list[RunRecord]) -> list[list[tuple[RunRec
         chosen, stale = pooled(groups[key], today)
         for run in chosen:
             by_dev_set[run.dev_set].append((run, stale))
-    return [runs for runs in by_dev_set.values() if len(runs) > 1]
+    return list(by_dev_set.values())
 
 
-def _default_pair(runs: list[RunRecord], items: DevSetAgreement) -> tuple[int, int]:
+def _run_candidate(task: Task, run: RunRecord, stale: str, root: Path) -> Candidate:
+    """A run as the view offers it; a stale run's name says so."""
+    return Candidate(
+        run_name(run) + (f" (stale: {stale} changed)" if stale else ""),
+        run_page(run, root),
+        configuration_key(run),
+        lambda: read_jsonl(root / run.predictions),
+        record_switches(task, run.outcome.recipe),
+    )
+
+
+def submitted_files(
+    task: Task, folder: Path, data_dir: Path
+) -> tuple[list[tuple[Candidate, Path]], int]:
+    """The submissions in `folder` with a predictions file of `task`, each as the view offers
+    it with the dev file it is scored against, and how many are left out because that file is
+    not in `data_dir`. A folder that is no readable submission (its slug, its metadata) is not
+    offered."""
+    found, absent = [], 0
+    if not folder.is_dir():
+        return found, absent
+    for entry in sorted(folder.iterdir()):
+        if not SLUG.fullmatch(entry.name):
+            continue  # `_derived`, and anything that is no submission
+        files, problems = submission_entries(entry)
+        chosen, _ = predictions_files(files)
+        if problems or task.name not in chosen or (entry / METADATA) not in files:
+            continue
+        submission, _ = read_submission(entry / METADATA)
+        if submission is None:
+            continue
+        try:
+            gold = gold_file(task, data_dir)
+        except KluebookError:
+            absent += 1
+            continue
+        path = chosen[task.name]
+        candidate = Candidate(
+            f"{submission.model} ({SUBMITTED})",
+            None,
+            (SUBMITTED, entry.name),
+            lambda path=path: [row for _, row in prediction_lines(path)],
+            NO_SWITCHES,
+            submitted=True,
+        )
+        found.append((candidate, gold.path))
+    return found, absent
+
+
+def _default_pair(configurations: list[tuple], items: DevSetAgreement) -> tuple[int, int]:
     """The first run and the first of another configuration (else the first's next seed),
     unless they agree on every item and another pair does not: then the first pair that
     disagrees, so the view opens on a list with items in it."""
-    first = configuration_key(runs[0])
-    preferred = (0, next((i for i, r in enumerate(runs) if configuration_key(r) != first), 1))
-    pairs = [preferred, *combinations(range(len(runs)), 2)]
+    first = configurations[0]
+    preferred = (0, next((i for i, c in enumerate(configurations) if c != first), 1))
+    pairs = [preferred, *combinations(range(len(configurations)), 2)]
     return next((pair for pair in pairs if items.disagreements(*pair)), preferred)
 
 
-def dev_set_runs(
-    task: Task, runs: list[tuple[RunRecord, str]], section: str, root: Path
-) -> tuple[DevSetRuns | None, int]:
-    """The view of one dev set's runs (each with why it is stale), and how many runs are left
-    out because their dev set or predictions cannot be read here (None when fewer than two are
-    left). A stale run's name says so."""
-    try:
-        gold = record_gold(task, runs[0][0])
-    except (KluebookError, OSError):
-        return None, len(runs)
-    kept, names, answers = [], [], []
-    for run, stale in runs:
+def dev_set_view(task: Task, dev_set: DevSet, section: str) -> tuple[DevSetRuns | None, int]:
+    """The view of one dev set's runs and submissions, and how many are left out because their
+    predictions cannot be read here (None when fewer than two are left)."""
+    kept, answers = [], []
+    for candidate in dev_set.candidates:
         try:
-            predictions = index_predictions(task, gold, read_jsonl(root / run.predictions))
+            predictions = index_predictions(task, dev_set.gold, candidate.read())
         except (KluebookError, OSError):
             continue
-        kept.append(run)
-        names.append(run_name(run) + (f" (stale: {stale} changed)" if stale else ""))
-        answers.append(RunAnswers(predictions, record_switches(task, run.outcome.recipe)))
+        kept.append(candidate)
+        answers.append(RunAnswers(predictions, candidate.switches))
     if len(kept) < 2:
-        return None, len(runs)
-    limit = kept[0].parameters.get("dev_limit")
-    dev_items = f"the first {limit} dev items" if limit else "every dev item"
-    items = dev_set_agreement(task, gold, answers)
+        return None, len(dev_set.candidates)
+    items = dev_set_agreement(task, dev_set.gold, answers)
     view = DevSetRuns(
         section,
-        f"{dev_items} ({kept[0].data_source} data)",
-        [OfferedRun(name, run_page(run, root)) for run, name in zip(kept, names, strict=True)],
+        dev_set.dev_items,
+        [OfferedRun(c.name, c.docname, c.submitted) for c in kept],
         items,
-        _default_pair(kept, items),
+        _default_pair([c.configuration for c in kept], items),
     )
-    return view, len(runs) - len(kept)
+    return view, len(dev_set.candidates) - len(kept)
+
+
+def dev_sets(
+    task: Task, records: list[RunRecord], root: Path, data_dir: Path
+) -> tuple[list[DevSet], int, int]:
+    """The dev sets the view may offer, each with its runs and submissions; how many runs are
+    left out because their dev set cannot be read here, and how many submissions because their
+    dev file is not in the data folder."""
+    submitted, absent = submitted_files(task, root / SUBMISSIONS, data_dir)
+    found, left_out = [], 0
+    for runs in offered_runs(task, records):
+        if len(runs) < 2 and not submitted:
+            continue
+        try:
+            gold = record_gold(task, runs[0][0])
+        except (KluebookError, OSError):
+            left_out += len(runs)
+            continue
+        limit = runs[0][0].parameters.get("dev_limit")
+        dev_items = f"the first {limit} dev items" if limit else "every dev item"
+        candidates = [_run_candidate(task, run, stale, root) for run, stale in runs]
+        found.append(DevSet(gold, f"{dev_items} ({runs[0][0].data_source} data)", candidates))
+    by_file: dict[Path, list[dict]] = {}
+    for candidate, path in submitted:
+        if path not in by_file:
+            by_file[path] = task_module(task).read_official(path)
+        gold = by_file[path]
+        dev_set = next((d for d in found if d.gold == gold), None)
+        if dev_set is None:
+            dev_set = DevSet(gold, f"every dev item ({path.name})")
+            found.append(dev_set)
+        dev_set.candidates.append(candidate)
+    return [d for d in found if len(d.candidates) > 1], left_out, absent
 
 
 def _run_href(run: OfferedRun, page: str, anchor: str) -> str | None:
@@ -245,39 +356,69 @@ def view_html(view: DevSetRuns, page: str) -> str:
     return str(shown)  # into the task page's Markdown
 
 
-def side_by_side(task: Task, records: list[RunRecord], page: str, root: Path = ROOT) -> str:
+def _counted(offered: list[OfferedRun]) -> str:
+    """How many runs and submissions a view offers, in words."""
+    submitted = sum(run.submitted for run in offered)
+    runs = len(offered) - submitted
+    parts = [f"{runs} run{'s' if runs > 1 else ''}"] if runs else []
+    parts += [f"{submitted} submission{'s' if submitted > 1 else ''}"] if submitted else []
+    return " and ".join(parts)
+
+
+def _left_out(runs: int, submissions: int) -> str:
+    """The sentences saying what the view leaves out ("" for nothing)."""
+    text = ""
+    if runs:
+        text += (
+            f" {runs} run{'s' if runs > 1 else ''} or submission{'s' if runs > 1 else ''} whose "
+            f"dev set or predictions cannot be read here {'are' if runs > 1 else 'is'} left out."
+        )
+    if submissions:
+        text += (
+            f" {submissions} submission{'s' if submissions > 1 else ''} of this task "
+            f"{'are' if submissions > 1 else 'is'} left out: the official dev file "
+            f"{'they are' if submissions > 1 else 'it is'} scored against is not in the data "
+            "folder here (`kluebook data fetch`)."
+        )
+    return text
+
+
+def side_by_side(
+    task: Task,
+    records: list[RunRecord],
+    page: str,
+    root: Path = ROOT,
+    data_dir: Path | None = None,
+) -> str:
     """The section of a task page (Markdown with HTML blocks); "" when no dev set has two
-    runs that can be read here."""
-    views, left_out = [], 0
-    for number, runs in enumerate(offered_runs(task, records), start=1):
-        view, skipped = dev_set_runs(task, runs, f"side-by-side-{task.name}-{number}", root)
+    runs or submissions that can be read here. Submissions are those under `root`'s
+    `submissions/`, scored against the dev files in `data_dir` (default: the data folder)."""
+    views = []
+    found, left_out, absent = dev_sets(task, records, root, data_dir or KLUE_DATA)
+    for number, dev_set in enumerate(found, start=1):
+        view, skipped = dev_set_view(task, dev_set, f"side-by-side-{task.name}-{number}")
         left_out += skipped
         if view is not None:
             views.append(view)
     if not views:
         return ""
-    skipped = (
-        f" {left_out} run{'s' if left_out > 1 else ''} whose dev set or predictions cannot be "
-        f"read here {'are' if left_out > 1 else 'is'} left out."
-        if left_out
-        else ""
-    )
     text = [
         f"(side-by-side-{task.name})=\n## Side by side\n",
-        "Pick two runs of this task on the same dev items, A and B: the counts are the 2x2 "
-        "table `kluebook compare` prints for their predictions files, and the list holds every "
-        "item on which one is right and the other wrong, with the gold and both predictions "
-        "(an item's key opens it in A's item browser); the Items list can show instead the "
-        "items both get wrong. The address keeps the pick, so a pair and its list can be "
-        "shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
+        "Pick two runs or submissions of this task on the same dev items, A and B: the counts "
+        "are the 2x2 table `kluebook compare` prints for their predictions files, and the list "
+        "holds every item on which one is right and the other wrong, with the gold and both "
+        "predictions (an item's key opens it in A's item browser); the Items list can show "
+        "instead the items both get wrong. The address keeps the pick, so a pair and its list "
+        "can be shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
         "them for its paired test, and it is right when it counts as right in every metric "
         "that counts items (all its gold keys right for accuracy, EM or JGA; nothing missed "
         "and nothing extra for an F1). The runs offered are those the results table pools "
-        f"(current code), on the dev set they scored.{skipped} Without JavaScript the first "
-        "pair is shown.\n",
+        "(current code), on the dev set they scored; a submission, marked "
+        f"{SUBMITTED}, is offered beside the runs that scored the dev file it was checked "
+        f"against.{_left_out(left_out, absent)} Without JavaScript the first pair is shown.\n",
     ]
     for view in views:
         if len(views) > 1:
-            text.append(f"### {len(view.runs)} runs on {myst.text(view.dev_items)}\n")
+            text.append(f"### {_counted(view.runs)} on {myst.text(view.dev_items)}\n")
         text.append(view_html(view, page) + "\n")
     return "\n".join(text)

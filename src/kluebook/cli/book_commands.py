@@ -34,7 +34,13 @@ def report() -> None:
     """Write the book's generated pages: from the run records, the KLUE table, a figure per task,
     results.csv, results.json and model-index snippets, and the status page; from the task
     registry and the records, the task table, prediction formats, methods pages, a landing page
-    per task, and the table of contents that puts each task's runs under its page."""
+    per task, and the table of contents that puts each task's runs under its page.
+
+    Every submission under submissions/ is rescored by the official code where its official dev
+    files are in the data folder (KLUEBOOK_DATA_DIR, else data/klue_benchmark) and one of its
+    inputs changed (its record in submissions/_derived/ is then written); else its committed
+    record is shown as it is, with the gold checksum and the day it was verified against. A
+    submission that fails its check is named in one warning and left out."""
     from kluebook.book.report import write_generated  # lazy: CLI start-up
 
     for path in write_generated():
@@ -73,7 +79,8 @@ def book(
     one task's sweep over prompt templates and demonstration seeds (`prompt-sensitivity`), cut
     to the --tasks given (configs/book.yaml says which).
 
-    The site lands in `<path-output>/_build/html`. Notebooks are executed by the runner only;
+    The submissions are rescored where an input changed, as `kluebook report` says. The site
+    lands in `<path-output>/_build/html`. Notebooks are executed by the runner only;
     the build renders them as they are. Failed runs are reported, the book is built from the
     rest, and the command exits 1.
     """

@@ -31,8 +31,30 @@ SubmissionFolders = Annotated[
 
 @submissions_app.command("check")
 def check(
-    paths: SubmissionFolders,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Submission folders (`submissions/<slug>`); with --changed-against, the "
+            "folders the changes touch are checked too.",
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOption = None,
+    changed_against: Annotated[
+        str | None,
+        typer.Option(
+            help="A git ref (a pull request's base, e.g. origin/main): check the changes since "
+            "it as a pull request to the board: only files of one `submissions/<slug>/`, a new "
+            "slug (or one in --owned), a model name no other submission has."
+        ),
+    ] = None,
+    owned: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="With --changed-against: an existing submission's slug the pull request's "
+            "author owns and may change (repeat for several)."
+        ),
+    ] = None,
 ) -> None:
     """Check submissions before they are published; nothing is written.
 
@@ -46,14 +68,32 @@ def check(
     named as such. Files are size-limited and streamed; links, sub-folders and paths outside the
     folder are refused.
 
+    With --changed-against REF, the changes since REF are checked as one pull request to the
+    board (the workflow of a board run by pull requests passes its base): a change outside
+    `submissions/<slug>/` (the derived records included), a second submission, an existing
+    slug not in --owned, a slug that differs from an existing one only by `-` against `_`, or
+    the model name of another submission is refused, each in one line.
+
     Prints one line per problem on stderr and exits with status 1 if there is any; else one
     line per predictions file checked.
     """
     from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
     from kluebook.submissions.check import check_submission  # lazy: CLI start-up
 
+    folders = list(paths or [])
     failed = False
-    for path in paths:
+    if changed_against is not None:
+        lines, changed = _pull_request(changed_against, frozenset(owned or []))
+        for line in lines:
+            typer.echo(f"pull request: {line}", err=True)
+        failed = bool(lines)
+        folders += [f for f in changed if f.resolve() not in {p.resolve() for p in folders}]
+        if not folders and not failed:
+            typer.echo(f"pull request: no submission changed since {changed_against}")
+    elif not folders:
+        typer.echo("give submission folders, or --changed-against a git ref", err=True)
+        raise typer.Exit(2)
+    for path in folders:
         report = check_submission(path, data_dir or KLUE_DATA)
         for line in report.all_problems:
             typer.echo(f"{report.slug}: {line}", err=True)
@@ -68,6 +108,31 @@ def check(
             )
     if failed:
         raise typer.Exit(1)
+
+
+def _pull_request(ref: str, owned: frozenset[str]) -> tuple[list[str], list[Path]]:
+    """The refusals of the changes since `ref` as one pull request, and the submission folders
+    they touch (those still there)."""
+    from kluebook.common.errors import KluebookError  # lazy: CLI start-up
+    from kluebook.submissions import ownership  # lazy: CLI start-up
+    from kluebook.submissions.schema import METADATA, read_submission
+
+    try:
+        repo = ownership.repository_root(Path.cwd())
+        paths = ownership.changed_paths(repo, ref)
+        existing = ownership.existing_models(repo, ref)
+    except KluebookError as error:
+        return [str(error)], []
+    folder = repo / ownership.FOLDER
+    models = {}
+    for path in paths:  # the changed submissions' model names, as the pull request has them
+        parts = Path(path).parts
+        metadata = folder / parts[1] / METADATA if len(parts) == 3 else None
+        if parts[0] == ownership.FOLDER and metadata and metadata.is_file():
+            submission, _ = read_submission(metadata)
+            models[parts[1]] = submission.model if submission else ""
+    found = ownership.pull_request(paths, existing, ref, owned, models)
+    return found.problems, [folder / slug for slug in found.slugs if (folder / slug).is_dir()]
 
 
 @submissions_app.command("score")
@@ -112,17 +177,21 @@ def verify(
     """Re-derive every number of each submission's record from its predictions and the official
     dev files, and fail naming each cell that differs (a number, a checksum, a version).
 
-    Exits with status 1, one line per differing cell on stderr, if any differs.
+    Exits with status 1, one line per differing cell on stderr, if any differs. A task derived
+    against a reduced copy of its dev file, where the official file is now in the data folder,
+    is compared on its numbers, and a note says so.
     """
     from kluebook.common.paths import KLUE_DATA  # lazy: CLI start-up
     from kluebook.submissions.derived import verify as verify_record
 
     failed = False
     for path in paths:
-        lines = verify_record(path, data_dir or KLUE_DATA)
+        lines, notes = verify_record(path, data_dir or KLUE_DATA)
         for line in lines:
             typer.echo(f"differs: {line}", err=True)
         failed = failed or bool(lines)
+        for note in notes:
+            typer.echo(f"note: {note}")
         if not lines:
             typer.echo(f"{path.name}: every number of its record derived anew and equal")
     if failed:

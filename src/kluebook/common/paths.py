@@ -42,6 +42,7 @@ PACKAGED_NOTEBOOKS = CHECKOUT / "notebooks" if CHECKOUT else PACKAGE / "notebook
 # The one notebook of every prompted run, parameterised by task (`kluebook.prompting`).
 PROMPTED_NOTEBOOK = PACKAGED_NOTEBOOKS / "prompted.ipynb"
 RESULTS = ROOT / "results"
+SUBMISSIONS = ROOT / "submissions"  # submitted predictions, beside their derived records
 BOOK = ROOT / "book"
 RUNS = BOOK / "runs"
 GENERATED = BOOK / "_generated"

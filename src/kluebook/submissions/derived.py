@@ -5,14 +5,20 @@ bootstrap intervals and the errata's corrected values, with the SHA-256 of the p
 and of the gold file scored against, kluebook's version and the errata's. A task is rescored
 only when one of those inputs changes; `verify` re-derives every number and names each cell
 that differs from the record. Records are written atomically and validated on read.
+
+Each task's scores carry the day they were derived (`verified_on`, UTC): kept, as the scores
+are, while the task's inputs are unchanged, so rebuilding one commit writes the same bytes; and
+where the dev files are absent a committed record says which gold (by checksum) and which day
+its numbers were verified against.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -56,6 +62,7 @@ class TaskScores(_Strict):
     intervals: dict[str, Interval]
     bootstrap: dict[str, int | str]
     corrected: dict[str, dict[str, float | None]]
+    verified_on: datetime.date  # the day (UTC) these numbers were derived from these inputs
 
 
 class DerivedRecord(_Strict):
@@ -99,6 +106,10 @@ def _defined(values: dict) -> dict:
     }
 
 
+def _today() -> datetime.date:
+    return datetime.datetime.now(datetime.UTC).date()
+
+
 def score_task(
     task: Task, path: Path, gold: GoldFile, limits: Limits = DEFAULT_LIMITS
 ) -> TaskScores:
@@ -122,10 +133,13 @@ def score_task(
         intervals={k: Interval(**v) for k, v in outcome["intervals"].items()},
         bootstrap=outcome["bootstrap"],
         corrected={erratum: _defined(values) for erratum, values in corrected.items()},
+        verified_on=_today(),
     )
 
 
-def _inputs(scores: TaskScores) -> tuple:
+def recorded_inputs(scores: TaskScores) -> tuple:
+    """What a task's scores were derived from: its predictions file's name and checksum, the
+    gold's checksum, kluebook's version and the errata's."""
     return (
         scores.predictions_file,
         scores.predictions_sha256,
@@ -133,6 +147,11 @@ def _inputs(scores: TaskScores) -> tuple:
         scores.kluebook_version,
         scores.errata_version,
     )
+
+
+def current_inputs(path: Path, gold: GoldFile) -> tuple:
+    """`recorded_inputs` as they are now, for the predictions file `path` against `gold`."""
+    return (path.name, file_sha256(path), gold.sha256, __version__, manifest().version)
 
 
 def derive(
@@ -153,8 +172,7 @@ def derive(
     for checked in report.tasks:
         path = folder / checked.file
         old = previous.tasks.get(checked.task) if previous else None
-        now = (path.name, file_sha256(path), checked.gold.sha256, __version__, manifest().version)
-        if old is not None and _inputs(old) == now:
+        if old is not None and recorded_inputs(old) == current_inputs(path, checked.gold):
             tasks[checked.task] = old
             continue
         tasks[checked.task] = score_task(get_task(checked.task), path, checked.gold, limits)
@@ -169,8 +187,12 @@ def derive(
 
 
 def differences(recorded: DerivedRecord, derived: DerivedRecord) -> list[str]:
-    """Each cell where a record differs from the numbers derived anew, named by its path."""
-    old, new = recorded.model_dump(mode="json"), derived.model_dump(mode="json")
+    """Each cell where a record differs from the numbers derived anew, named by its path (the
+    day each task was derived is no number of it, and not compared)."""
+    old, new = (
+        record.model_dump(mode="json", exclude={"tasks": {"__all__": {"verified_on"}}})
+        for record in (recorded, derived)
+    )
     found: list[str] = []
     _compare(old, new, recorded.slug, found)
     return found
@@ -189,9 +211,42 @@ def _compare(old, new, where: str, found: list[str]) -> None:
         found.append(f"{where}: recorded {old!r}, derived {new!r}")
 
 
-def verify(folder: Path, data_dir: Path, limits: Limits = DEFAULT_LIMITS) -> list[str]:
+# The cells that name the gold file a task was scored against.
+GOLD_IDENTITY = ("gold_file", "gold_sha256", "gold_official")
+
+
+class Verification(NamedTuple):
+    """What `verify` found: the cells that differ, and the tasks whose record was derived
+    against a reduced copy of the dev file and whose every number the official file gives."""
+
+    differences: list[str]
+    official_now: list[str]
+
+
+def verify(folder: Path, data_dir: Path, limits: Limits = DEFAULT_LIMITS) -> Verification:
     """Every number of the submission's record derived anew from its predictions and compared:
-    one line per cell that differs (none: the record holds)."""
+    one line per cell that differs (none: the record holds). A task derived against a reduced
+    copy of its dev file (same items and labels, fewer fields), where the data folder now holds
+    the official file, is compared on its numbers: the gold it names is the copy's, and that
+    is said in a line of its own (the board rescores it against the official file)."""
     recorded = read_record(record_path(folder))
     derived, _ = derive(folder, data_dir, None, limits)
-    return differences(recorded, derived)
+    found = differences(recorded, derived)
+    upgraded = [
+        task
+        for task, scores in recorded.tasks.items()
+        if not scores.gold_official and task in derived.tasks and derived.tasks[task].gold_official
+    ]
+    cells = {f"{recorded.slug}.tasks.{task}.{key}" for task in upgraded for key in GOLD_IDENTITY}
+    kept = [line for line in found if line.split(":", 1)[0] not in cells]
+    notes = []
+    for task in upgraded:
+        if any(line.startswith(f"{recorded.slug}.tasks.{task}.") for line in kept):
+            continue
+        was, now = recorded.tasks[task], derived.tasks[task]
+        notes.append(
+            f"{recorded.slug}.tasks.{task}: derived against a reduced copy of the dev file "
+            f"({was.gold_file}, SHA-256 {was.gold_sha256[:16]}…); every number equal from the "
+            f"official file here ({now.gold_file}, SHA-256 {now.gold_sha256[:16]}…)"
+        )
+    return Verification(kept, notes)

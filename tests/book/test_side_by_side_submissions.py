@@ -1,0 +1,147 @@
+"""The side-by-side view with submissions: a submission is offered beside the runs that scored
+its dev file, named by its model's name (as text) and marked submitted, read through the
+submissions' streaming reader; submissions compare with each other; where their dev file is
+absent they are left out, and the section says so."""
+
+import json
+import random
+import re
+
+from conftest import valid_record
+from support.submissions import METADATA, make_submission
+
+from kluebook.book.side_by_side import side_by_side
+from kluebook.data.loading import data_checksum, load_split
+from kluebook.results.agreement import items_right
+from kluebook.scoring.predictions import index_predictions
+from kluebook.tasks import get_task, task_module
+
+PAGE = "book/_generated/tasks/nli"
+HOSTILE = '<script>alert(1)</script> "onmouseover=x'
+HOSTILE_LABEL = "<img src=x onerror=alert(2)>"
+
+
+def _view_data(page: str) -> list[dict]:
+    blocks = re.findall(r'<script type="application/json" id="[^"]+-data">(.*?)</script>', page)
+    return [json.loads(block) for block in blocks]
+
+
+def _setup(tmp_path, imperfect_predictions, runs=("first",), submitted=("model-a",)):
+    """NLI runs on the generated dev set, a data folder holding that dev set as the reduced
+    copy of the official file, and submissions of their own imperfect predictions."""
+    task = get_task("nli")
+    gold = load_split(task, "dev", "generated", None)
+    lines = task_module(task).gold_predictions(gold)
+    data_dir = tmp_path / "data"
+    path = data_dir / task.files["dev"].replace(".json", ".partial.json")
+    path.parent.mkdir(parents=True)
+    task_module(task).write_official(gold, path)
+    records, files = [], {}
+    for seed, name in enumerate(runs, start=1):
+        rows = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(seed))
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files[name] = rows
+        fields = {"task": "nli", "config": name, "parameters": {"data_source": "generated"}}
+        checksum = data_checksum(task, "generated", None)
+        records.append(
+            valid_record(
+                {**fields, "metrics": {}, "data_checksum": checksum, "predictions": f"{name}.jsonl"}
+            )
+        )
+    for seed, slug in enumerate(submitted, start=10):
+        rows = imperfect_predictions("nli", [dict(r) for r in lines], random.Random(seed))
+        rows[0] = {**rows[0], "label": HOSTILE_LABEL}  # unchecked: shown as text, and wrong
+        metadata = METADATA.replace("Test model", f"{slug} {HOSTILE}")
+        make_submission(tmp_path / "submissions" / slug, {"nli": rows}, metadata)
+        files[slug] = rows
+    (tmp_path / "submissions" / "_derived").mkdir(parents=True, exist_ok=True)
+    return task, gold, data_dir, records, files
+
+
+def _right(task, gold, rows):
+    return items_right(task, gold, index_predictions(task, gold, rows))
+
+
+def test_a_submission_is_offered_beside_the_runs_of_its_dev_file(tmp_path, imperfect_predictions):
+    task, gold, data_dir, runs, files = _setup(tmp_path, imperfect_predictions)
+    page = side_by_side(task, runs, PAGE, root=tmp_path, data_dir=data_dir)
+    (data,) = _view_data(page)
+    names = [run["name"] for run in data["runs"]]
+    assert names[1] == f"model-a {HOSTILE} (submitted)" and names[0].endswith("seed 1")
+    assert data["total"] == len(gold)
+    right = {name: _right(task, gold, rows) for name, rows in files.items()}
+    shown = [i for i in range(len(gold)) if not (right["first"][i] and right["model-a"][i])]
+    assert [row[0] for row in data["items"]] == [gold[i]["guid"] for i in shown]
+    for run, name in zip(data["runs"], ("first", "model-a"), strict=True):
+        assert run["right"] == "".join("1" if right[name][i] else "0" for i in shown)
+    # The model's name is text: escaped in the pickers, and never closing the JSON block.
+    assert "<script>alert(1)" not in page and "<img" not in page
+    assert data["texts"][data["runs"][1]["predicted"][0]] == HOSTILE_LABEL  # JSON, as text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &#34;onmouseover=x (submitted)" in page
+    assert "left out" not in page
+
+
+def test_two_submissions_compare_without_any_run(tmp_path, imperfect_predictions):
+    task, gold, data_dir, _, files = _setup(
+        tmp_path, imperfect_predictions, runs=(), submitted=("model-a", "model-b")
+    )
+    page = side_by_side(task, [], PAGE, root=tmp_path, data_dir=data_dir)
+    (data,) = _view_data(page)
+    assert [run["name"].split(" ")[0] for run in data["runs"]] == ["model-a", "model-b"]
+    a, b = (_right(task, gold, files[slug]) for slug in ("model-a", "model-b"))
+    said = re.search(r"both right (\d+), only A right (\d+), only B right (\d+)", page)
+    assert tuple(int(n) for n in said.groups()) == (
+        int((a & b).sum()),
+        int((a & ~b).sum()),
+        int((~a & b).sum()),
+    )
+
+
+def test_submissions_whose_dev_file_is_absent_are_left_out_in_one_line(
+    tmp_path, imperfect_predictions
+):
+    task, _, _, runs, _ = _setup(
+        tmp_path, imperfect_predictions, runs=("first", "second"), submitted=("a", "b")
+    )
+    page = side_by_side(task, runs, PAGE, root=tmp_path, data_dir=tmp_path / "nowhere")
+    (data,) = _view_data(page)
+    assert len(data["runs"]) == 2 and "submitted" not in json.dumps(data)
+    assert (
+        " 2 submissions of this task are left out: the official dev file they are scored "
+        "against is not in the data folder here (`kluebook data fetch`)." in page
+    )
+    # One run and no dev file for the submissions: no pair, no section.
+    assert side_by_side(task, runs[:1], PAGE, root=tmp_path, data_dir=tmp_path / "nowhere") == ""
+
+
+def test_a_submission_that_cannot_be_read_is_not_offered(tmp_path, imperfect_predictions):
+    """A predictions file of the wrong shape is left out as an unreadable file is; a folder
+    whose metadata does not read, or that is no slug, is no submission the view offers."""
+    task, _, data_dir, runs, _ = _setup(
+        tmp_path, imperfect_predictions, runs=("first", "second"), submitted=("good", "broken")
+    )
+    (tmp_path / "submissions" / "broken" / "nli.jsonl").write_text('{"guid": 1}\nnot json\n')
+    unread = make_submission(tmp_path / "submissions" / "no-metadata", {}, metadata="model: [")
+    (unread / "nli.jsonl").write_text((tmp_path / "first.jsonl").read_text())
+    page = side_by_side(task, runs, PAGE, root=tmp_path, data_dir=data_dir)
+    (data,) = _view_data(page)
+    assert [r["name"].split(" ")[0] for r in data["runs"]][2:] == ["good"]
+    assert " 1 run or submission whose dev set or predictions cannot be read here is left" in page
+
+
+def test_submissions_on_another_dev_set_are_a_view_of_their_own(tmp_path, imperfect_predictions):
+    """Runs on the first 50 dev items and two submissions of the whole dev file: two views,
+    each headed by what it offers."""
+    task, _, data_dir, runs, _ = _setup(
+        tmp_path, imperfect_predictions, runs=("first", "second"), submitted=("a", "b")
+    )
+    cut = [r.model_copy(update={"parameters": {**r.parameters, "dev_limit": 50}}) for r in runs]
+    for name in ("first", "second"):
+        lines = (tmp_path / f"{name}.jsonl").read_text().splitlines(keepends=True)
+        (tmp_path / f"{name}.jsonl").write_text("".join(lines[:50]))
+    page = side_by_side(task, cut, PAGE, root=tmp_path, data_dir=data_dir)
+    runs_view, submitted_view = _view_data(page)
+    assert runs_view["total"] == 50 and submitted_view["total"] > 50
+    assert all("(submitted)" in run["name"] for run in submitted_view["runs"])
+    assert "### 2 runs on the first 50 dev items (generated data)" in page
+    assert "### 2 submissions on every dev item (klue-nli-v1.1_dev.partial.json)" in page
