@@ -5,7 +5,6 @@ keeps today's names and maps any other to safe characters and a hash. The built 
 a browser with such names, is tests/end_to_end/test_hostile_names.py."""
 
 import re
-from dataclasses import replace
 from html.parser import HTMLParser
 
 import pytest
@@ -144,7 +143,7 @@ def test_a_run_of_a_hostile_model_and_setting_has_a_file_name_of_safe_characters
         matrix_path=CONFIGS / "sweeps" / "prompted-smoke.yaml",
     )
     # A template of that name would be refused unless a task folder holds one (a user's task).
-    spec = replace(spec, extra={**spec.extra, "template": "[x](javascript:alert(1))"})
+    spec = spec.but(extra={**spec.extra, "template": "[x](javascript:alert(1))"})
     for path in (spec.record_path, spec.notebook_path, spec.output_dir, spec.lock_path):
         assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._,=+-]*", path.name), path
     # The configuration keeps the name as it is: the pages show it as text.

@@ -13,9 +13,10 @@ from conftest import valid_record
 
 from kluebook.book import pages, registry_pages, run_pages
 from kluebook.common.paths import ROOT, scrub
+from kluebook.methods.fine_tuned import FineTunedRun
 from kluebook.recording import kept_notebook, provenance, records
 from kluebook.results import aggregation
-from kluebook.running import run_plan, run_spec
+from kluebook.running import run_plan
 from kluebook.tasks import all_tasks, notebook_path
 
 
@@ -270,7 +271,13 @@ def test_the_card_names_each_switch_off_the_official_code_with_its_official_valu
     assert "bf16 autocast instead of fp32" in row and "{ref}`deviations`" in row
     paper = resolve_recipe(run.task, "klue/roberta-base", "paper", {}).as_dict()
     official = run_pages.switches_text(
-        run_spec.RunSpec(run.task, "klue/roberta-base", 42, "paper", "official"),
+        FineTunedRun(
+            task=run.task,
+            model="klue/roberta-base",
+            seed=42,
+            profile="paper",
+            data_source="official",
+        ),
         records.Outcome(model_revision="r", recipe=paper, metrics={}, data_checksum="d"),
     )
     assert official.startswith("none: the official behaviour throughout")

@@ -43,8 +43,11 @@ def test_a_corrected_run_loads_the_dev_file_with_its_data_errata(klue_file, tmp_
     task = get_task("ner")
     data = official_ner(klue_file, tmp_path)
     parameters = {"data_source": "official", "data_revision": "", "dev_limit": 0}
-    official = Run(task, parameters, None, data, tmp_path).load("dev")
-    run = Run(task, {**parameters, "errata": manifest().version}, None, data, tmp_path)
+    official = Run(
+        task=task, parameters=parameters, recipe=None, data_dir=data, output_dir=tmp_path
+    ).load("dev")
+    with_errata = {**parameters, "errata": manifest().version}
+    run = Run(task=task, parameters=with_errata, recipe=None, data_dir=data, output_dir=tmp_path)
     corrected = run.load("dev")
     assert run.errata_applied == ["ner-dev-labels", "ner-dev-text"]
     changed = {a["guid"] for a, b in zip(official, corrected, strict=True) if a != b}

@@ -12,8 +12,8 @@ from conftest import valid_record
 from kluebook.book.klue_table import sections_for, table_html
 from kluebook.book.results_page import build_contents
 from kluebook.common.errors import KluebookError
-from kluebook.methods.fine_tuned import FineTuned, FineTunedSettings
-from kluebook.methods.interface import MethodSettings
+from kluebook.methods.fine_tuned import FineTuned, FineTunedRun
+from kluebook.methods.interface import RunSettings
 from kluebook.methods.registry import method_named, method_names, register, unregister
 from kluebook.recording import records
 from kluebook.results import aggregation
@@ -23,8 +23,9 @@ from kluebook.tasks import get_task, notebook_path
 YNAT = get_task("ynat")
 
 
-class ToySettings(MethodSettings):
-    """A toy run's settings: none beyond the shared ones; its configuration says `toy`."""
+class ToyRun(FineTunedRun):
+    """A toy run: no field beyond the shared ones, the fine-tuned notebook; its configuration
+    says `toy`."""
 
     method_name: ClassVar[str] = "toy"
 
@@ -36,7 +37,7 @@ class Toy(FineTuned):
     """The fine-tuned notebook under another name, shown beside the ranking, never in it."""
 
     name: ClassVar[str] = "toy"
-    settings = ToySettings
+    settings = ToyRun
     named_in_record = True
     ranked = False
     rerun_options = ("--matrix", "toy.yaml")
@@ -87,7 +88,7 @@ def test_the_planner_names_and_parameterises_a_registered_method_s_runs(toy, tmp
     assert (spec.method, spec.config) == ("toy", "toy,dev_limit=20")
     assert spec.record_path.name == "kluebook--tiny-roberta-toy,dev_limit=20-seed1.json"
     assert spec.source_notebook == notebook_path(YNAT)
-    assert isinstance(spec.settings, ToySettings) and spec.settings.served_by is None
+    assert isinstance(spec, ToyRun) and spec.served_by is None
     assert sorted(spec.parameters()) == sorted(
         ["model", "profile", "data_source", "data_dir", "seed", "output_dir", "dev_limit"]
     )
@@ -97,8 +98,9 @@ def test_the_planner_names_and_parameterises_a_registered_method_s_runs(toy, tmp
 
 def test_a_fine_tuned_run_has_no_server_setting():
     (spec, _) = run_plan.plan("smoke", tasks=["ynat"])
-    assert spec.settings == FineTunedSettings() and not FineTunedSettings.model_fields
-    assert not hasattr(spec, "base_url") and not hasattr(spec.settings, "server")
+    assert type(spec) is FineTunedRun
+    assert set(FineTunedRun.model_fields) == set(RunSettings.model_fields)
+    assert not hasattr(spec, "base_url") and not hasattr(spec, "server")
     with pytest.raises(KluebookError, match="--base-url is for prompted runs"):
         run_plan.plan("smoke", tasks=["ynat"], base_url="http://x/v1")
 

@@ -12,6 +12,7 @@ from conftest import valid_record
 from pydantic import ValidationError
 
 from kluebook.book.status_page import render_status
+from kluebook.methods import interface as method_interface
 from kluebook.recording import kept_notebook, provenance, records
 from kluebook.results import aggregation
 from kluebook.running import run_plan, run_spec, run_store
@@ -126,7 +127,7 @@ def test_a_record_is_one_schema_for_success_and_failure():
 
 
 def test_status_says_which_input_changed(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(method_interface, "RESULTS", tmp_path / "results")
     spec = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])[0]
     assert str(run_store.run_state(spec)) == "missing"
     today = run_spec.spec_inputs(spec)

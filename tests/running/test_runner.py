@@ -10,6 +10,7 @@ from conftest import valid_record
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
 from kluebook.data.loading import data_dir_for
+from kluebook.methods import interface as method_interface
 from kluebook.recording import fingerprints, records
 from kluebook.running import run_plan, run_spec, run_store, runner
 from kluebook.tasks import get_task, notebook_path
@@ -179,7 +180,7 @@ def test_a_bad_sweep_file_gets_a_one_line_error(tmp_path, text, message):
 
 
 def test_a_record_is_done_only_if_it_succeeded_with_the_same_fingerprint(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(method_interface, "RESULTS", tmp_path / "results")
     spec = run_plan.plan("smoke", tasks=["ynat"])[0]
     spec.executed_path.parent.mkdir(parents=True)
     spec.executed_path.write_text("{}")
@@ -233,7 +234,7 @@ def test_one_options_value_plans_the_runs_a_command_asks_for(tmp_path):
 def test_runs_at_once_start_costliest_first_by_their_last_wall_time_else_their_task(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(method_interface, "RESULTS", tmp_path / "results")
     specs = run_plan.plan("smoke", tasks=["ynat", "mrc", "wos"])
     declared = sorted(specs, key=lambda s: -s.task.smoke_cost_s)  # stable: seeds stay in order
     assert [s.task.smoke_cost_s for s in declared] != [s.task.smoke_cost_s for s in specs]

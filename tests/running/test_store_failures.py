@@ -7,6 +7,7 @@ import time
 
 import nbformat
 
+from kluebook.methods import interface as method_interface
 from kluebook.recording import records
 from kluebook.running import executors, run_plan, run_spec, run_store, runner
 from kluebook.running.worker import RunProducts
@@ -42,9 +43,9 @@ class Scripted(executors.Executor):
 
 
 def _isolated(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_spec, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(run_spec, "CACHE", tmp_path / "cache")
-    monkeypatch.setattr(run_spec, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(method_interface, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(method_interface, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(method_interface, "RUNS", tmp_path / "runs")
     return run_plan.plan("smoke", tasks=["ynat"], seeds=[1, 2, 3])
 
 

@@ -90,7 +90,7 @@ def rerun_command(spec) -> str:
     """The `kluebook run` command that executes this run again, under the same name."""
     # A prompted run's matrix is the profile's prompted one; a server is the reader's own.
     method = [*method_named(spec.method).rerun_options]
-    method += ["--base-url", "URL"] if spec.settings.served_by else []
+    method += ["--base-url", "URL"] if spec.served_by else []
     parts = ["kluebook", "run", "--profile", spec.profile, *method, "--tasks", spec.task.name]
     model = checkpoints.model_id(spec.model)
     if model != spec.model or "@" in model:  # a local checkpoint: its folder, wherever it is

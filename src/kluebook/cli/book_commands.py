@@ -9,6 +9,7 @@ import typer
 
 from kluebook.cli.choices import Execution, Selection, book_selections, run_options
 from kluebook.cli.options import (
+    DEFAULT_PROFILE,
     DataDir,
     DataSource,
     ExecutorName,
@@ -47,7 +48,7 @@ def report() -> None:
 
 
 def book(
-    profile: Profile = "smoke",
+    profile: Profile = DEFAULT_PROFILE,
     tasks: Tasks = None,
     models: Models = None,
     seeds: Seeds = None,

@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 import typer
 
 from kluebook.common.errors import KluebookError
-from kluebook.common.paths import CONFIGS, FILE_NAME_CHARACTERS
+from kluebook.common.paths import CONFIGS
+from kluebook.methods.interface import RunSettings, ServedBy
 from kluebook.prompting.server_options import API_KEY_VARIABLES, ServerOptions
 from kluebook.tasks import all_tasks
 
@@ -80,64 +81,46 @@ def check_base_url(url: str) -> None:
         raise KluebookError(f"--base-url is not a URL ({error}), {example}") from None
 
 
-Profile = Annotated[
-    str,
-    typer.Option(
-        help="smoke: offline pipeline check (default); paper: official recipe, real data."
-    ),
-]
+def run_help(name: str) -> str:
+    """A run option's help: its `RunSettings` field's description."""
+    return RunSettings.model_fields[name].description
+
+
+# The run options' defaults: their `RunSettings` fields'.
+DEFAULT_PROFILE: str = RunSettings.model_fields["profile"].default
+DEFAULT_MODEL_REVISION: str = RunSettings.model_fields["model_revision"].default
+DEFAULT_DATA_REVISION: str = RunSettings.model_fields["data_revision"].default
+
+
+Profile = Annotated[str, typer.Option(help=run_help("profile"))]
 Tasks = Annotated[
     str | None,
     typer.Option(
         help=f"Comma-separated tasks among {TASK_NAMES} (default: every task with a notebook)."
     ),
 ]
-# How a name from outside (a model, a served model, a --set value) names a run's files and page.
-NAMES_IN_FILES = (
-    "Any name is accepted and shown as the text it is on every page; in a run's file names and "
-    f"page address it keeps only {FILE_NAME_CHARACTERS} (a local folder: its name and a hash of "
-    "its files), a name with any other character (a space, markup, a letter outside ASCII) "
-    "becoming those characters and a hash of the whole name."
-)
 Models = Annotated[
     str | None,
     typer.Option(
-        help="Comma-separated model ids or paths (default: the profile's run matrix). "
-        + NAMES_IN_FILES
+        help=f"Comma-separated models (default: the profile's run matrix). {run_help('model')}"
     ),
 ]
 Seeds = Annotated[
-    str | None, typer.Option(help="Comma-separated seeds, e.g. 1,2,3 (default: the run matrix's).")
+    str | None,
+    typer.Option(
+        help=f"Comma-separated seeds, e.g. 1,2,3 (default: the run matrix's). {run_help('seed')}"
+    ),
 ]
 DataSource = Annotated[
-    str | None, typer.Option(help="generated | official | hub (default: the run matrix's).")
-]
-ModelRevision = Annotated[
-    str,
-    typer.Option(
-        help="Hub commit, tag or branch of the models (default: the current commit). Resolved "
-        "to a commit before any run; recorded, in the fingerprint and in the rerun command."
-    ),
-]
-DataRevision = Annotated[
-    str,
-    typer.Option(
-        help="Hub commit, tag or branch of the klue/klue dataset for --data-source hub (default: "
-        "the current commit); its commit is the run's data checksum."
-    ),
-]
-DataDir = Annotated[
     str | None,
-    typer.Option(help="Folder laid out like KLUE's klue_benchmark/, for --data-source official."),
+    typer.Option(help=f"{run_help('data_source')[:-1]} (default: the run matrix's)."),
 ]
+ModelRevision = Annotated[str, typer.Option(help=run_help("model_revision"))]
+DataRevision = Annotated[str, typer.Option(help=run_help("data_revision"))]
+DataDir = Annotated[str | None, typer.Option(help=run_help("data_dir"))]
 Settings = Annotated[
     list[str],
-    typer.Option(
-        "--set",
-        help="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
-        "eval_schedule=trainer (the switches are on the book's deviations page); repeatable. "
-        "The settings name the run's configuration: " + NAMES_IN_FILES,
-    ),
+    typer.Option("--set", help=f"{run_help('extra')} Repeatable."),
 ]
 ScoringSwitches = Annotated[
     list[str] | None,
@@ -171,15 +154,8 @@ Method = Annotated[
 BaseUrl = Annotated[
     str | None,
     typer.Option(
-        help="Prompted runs: the address of an OpenAI-compatible server (vLLM, TGI, llama.cpp, "
-        "Ollama, `transformers serve`), e.g. http://localhost:8000/v1, that answers for "
-        "--models (the names the server knows them by); its API key is read from "
-        "KLUEBOOK_OPENAI_API_KEY or OPENAI_API_KEY, never from an option or the address. The "
-        "runs are named `server` (the address is in no record or name: moving the server "
-        "stales nothing; another model served under the same name stales them, as the "
-        "server's /v1/models reports it), and every answer is cached, so an interrupted or "
-        "stale run asks only what it has not asked. Default: the model runs locally, with "
-        "transformers.",
+        help=f"Prompted runs: {ServedBy.model_fields['base_url'].description} Default: the "
+        "model runs locally, with transformers."
     ),
 ]
 

@@ -9,6 +9,9 @@ import typer
 
 from kluebook.cli.choices import Execution, Selection, SlurmChoice, make_executor, run_options
 from kluebook.cli.options import (
+    DEFAULT_DATA_REVISION,
+    DEFAULT_MODEL_REVISION,
+    DEFAULT_PROFILE,
     BaseUrl,
     Concurrency,
     DataDir,
@@ -83,14 +86,14 @@ def _states(specs) -> list:
 
 
 def run(
-    profile: Profile = "smoke",
+    profile: Profile = DEFAULT_PROFILE,
     tasks: Tasks = None,
     models: Models = None,
     seeds: Seeds = None,
     data_source: DataSource = None,
     data_dir: DataDir = None,
-    model_revision: ModelRevision = "",
-    data_revision: DataRevision = "",
+    model_revision: ModelRevision = DEFAULT_MODEL_REVISION,
+    data_revision: DataRevision = DEFAULT_DATA_REVISION,
     settings: Settings = [],  # noqa: B006  (typer reads the default; it is never mutated)
     matrix: Matrix = None,
     method: Method = None,
@@ -194,7 +197,7 @@ def run(
 
 
 def status(
-    profile: Profile = "smoke",
+    profile: Profile = DEFAULT_PROFILE,
     tasks: Tasks = None,
     models: Models = None,
     seeds: Seeds = None,

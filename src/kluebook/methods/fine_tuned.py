@@ -6,17 +6,22 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from kluebook.methods.interface import RUNNER, Method, MethodSettings, NotebookParameters
+from kluebook.methods.interface import RUNNER, Method, NotebookParameters, RunSettings
 from kluebook.tasks import notebook_path
 
 FINE_TUNED = "fine-tuned"
 
 
-class FineTunedSettings(MethodSettings):
-    """A fine-tuned run's settings beyond the shared ones: none (its recipe's fields are
-    overrides, checked against the recipe)."""
+class FineTunedRun(RunSettings):
+    """A fine-tuned run: the shared fields and no others (its recipe's fields are overrides,
+    checked against the recipe; no server)."""
 
     method_name = FINE_TUNED
+
+    @classmethod
+    def notebook_of(cls, task) -> Path:
+        """The task's own notebook."""
+        return notebook_path(task)
 
 
 class FineTunedParameters(NotebookParameters):
@@ -39,7 +44,7 @@ RECIPE_PARAMETERS = tuple(
 
 class FineTuned(Method):
     name: ClassVar[str] = FINE_TUNED
-    settings = FineTunedSettings
+    settings = FineTunedRun
     parameters = FineTunedParameters
     named_in_record = False  # a fine-tuned run's record is as records have always been
     ranked = True
@@ -49,9 +54,6 @@ class FineTuned(Method):
         "official formats. Its scores show that the pipeline works end to end; they say "
         "nothing about KLUE or about any released checkpoint."
     )
-
-    def notebook(self, task) -> Path:
-        return notebook_path(task)
 
     def settable(self, task) -> tuple[str, ...]:
         from kluebook.training.recipes import recipe_parameters

@@ -1,18 +1,25 @@
-"""What a method of making predictions is to the rest of kluebook (`Method`): the settings its
-runs have (`MethodSettings`), the notebook a run of a task executes, what its code fingerprint
-reads beside that notebook's import closure, how a record of its runs is read back, the words
-its configurations and pages are named by, and where its rows stand in the KLUE table.
+"""What a method of making predictions is to the rest of kluebook (`Method`): its runs
+(`RunSettings`, one typed model per method over the fields every run shares: a run's identity,
+its files and its notebook parameters), the notebook a run of a task executes, what its code
+fingerprint reads beside that notebook's import closure, how a record of its runs is read back,
+the words its configurations and pages are named by, and where its rows stand in the KLUE
+table.
 
 A run names its method by `Method.name`, as its record has always done ("fine-tuned" records
 leave it out); `kluebook.methods.registry` finds a method by that name."""
 
+from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kluebook.common.errors import KluebookError
+from kluebook.common.paths import CACHE, FILE_NAME_CHARACTERS, RESULTS, ROOT, RUNS, file_name
+from kluebook.data.loading import data_checksum
 from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
+from kluebook.task_types.task import Task
+from kluebook.training import checkpoints
 
 # A notebook parameter the runner sets from the run's own options (`--models`, `--seeds`,
 # `--base-url`...): a run's `--set` may not name it.
@@ -20,6 +27,16 @@ RUNNER = {"set_by": "runner"}
 # One the runner sets that is no part of the run's `parameters` input (`Inputs`): how a server
 # is asked changes no answer, and the model it serves is an input of its own.
 UNCOUNTED = {"set_by": "runner", "counted": False}
+
+
+# How a name from outside (a model, a served model, a `--set` value) names a run's files and
+# page (`RunSettings.config`, `stem`): the help of the options that take one.
+NAMES_IN_FILES = (
+    "Any name is accepted and shown as the text it is on every page; in a run's file names and "
+    f"page address it keeps only {FILE_NAME_CHARACTERS} (a local folder: its name and a hash of "
+    "its files), a name with any other character (a space, markup, a letter outside ASCII) "
+    "becoming those characters and a hash of the whole name."
+)
 
 
 class NotebookParameters(BaseModel):
@@ -62,36 +79,205 @@ class ServedBy(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    base_url: str
+    base_url: str = Field(
+        description="the address of an OpenAI-compatible server (vLLM, TGI, llama.cpp, Ollama, "
+        "`transformers serve`), e.g. http://localhost:8000/v1, that answers for --models (the "
+        "names the server knows them by); its API key is read from KLUEBOOK_OPENAI_API_KEY or "
+        "OPENAI_API_KEY, never from an option or the address. The runs are named `server` (the "
+        "address is in no record or name: moving the server stales nothing; another model "
+        "served under the same name stales them, as the server's /v1/models reports it), and "
+        "every answer is cached, so an interrupted or stale run asks only what it has not asked."
+    )
     served_model: str = ""  # filled in by the plan's `ask_servers`, once per model
-    options: ServerOptions = DEFAULT_OPTIONS
+    # The notebook's `server_options` (`model_dump(by_alias=True)`: its notebook parameters).
+    options: ServerOptions = Field(DEFAULT_OPTIONS, serialization_alias="server_options")
 
 
-class MethodSettings(BaseModel):
-    """The settings a run has because of its method, beside those every run has (task, model,
-    seed, profile, data): none for a fine-tuned run; each method's model adds its own."""
+class RunSettings(BaseModel):
+    """One run, typed: the fields every run has (task, model, seed, profile, data, overrides,
+    revisions), and in each method's subclass the settings its runs have because of it (none
+    for a fine-tuned run, a prompted run's server). Built once, from the command line or a
+    matrix (`kluebook.running.run_plan`) or a record (`kluebook.running.run_spec.spec_of`),
+    and handed down whole: its identity (`config`, `stem`, `name`) names its files, and its
+    `parameters()` are what its notebook is given, the one place it becomes papermill's.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    A run is identified by task, profile, model, seed and everything else that can change its
+    numbers: its overrides and, where they differ from the profile's, its data source and data.
+    Those are spelled out in `config`, which is part of its file names, so runs of different
+    configurations never overwrite each other."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", protected_namespaces=())
 
     method_name: ClassVar[str]  # the method whose runs have these settings
+
+    task: Task
+    model: str = Field(description="A hub model id or a local folder. " + NAMES_IN_FILES)
+    seed: int = Field(description="The seed of the run's random draws.")
+    profile: str = Field(
+        "smoke",
+        description="smoke: offline pipeline check (default); paper: official recipe, real data.",
+    )
+    data_source: str = Field(description="generated | official | hub.")
+    data_dir: str = Field(
+        "", description="Folder laid out like KLUE's klue_benchmark/, for --data-source official."
+    )
+    # The run's `--set` and matrix overrides, by notebook parameter or recipe field (checked
+    # where they enter, by the plan's `check_parameters`).
+    extra: dict[str, Any] = Field(
+        {},
+        description="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
+        "eval_schedule=trainer (the switches are on the book's deviations page). The settings "
+        "name the run's configuration: " + NAMES_IN_FILES,
+    )
+    default_data: tuple[str, str] = ("", "")  # the profile's data source and folder
+    # Hub revisions: as asked (a commit, tag or branch; "" for the current one), then resolved
+    # to commits by `run_plan.pin_revisions`; only hub models and hub data have them.
+    model_revision: str = Field(
+        "",
+        description="Hub commit, tag or branch of the models (default: the current commit). "
+        "Resolved to a commit before any run; recorded, in the fingerprint and in the rerun "
+        "command.",
+    )
+    data_revision: str = Field(
+        "",
+        description="Hub commit, tag or branch of the klue/klue dataset for --data-source hub "
+        "(default: the current commit); its commit is the run's data checksum.",
+    )
+    # The configuration as a record names it (`spec_of`: it may name data that are not here).
+    recorded_config: str | None = None
+
+    @classmethod
+    def notebook_of(cls, task: Task) -> Path:
+        """The notebook a run of `task` by this method executes."""
+        raise NotImplementedError
+
+    @classmethod
+    def shared_names(cls) -> tuple[str, ...]:
+        """The fields every run has, as they are given to its notebook (`parameters`)."""
+        return tuple(n for n in NotebookParameters.model_fields if n in RunSettings.model_fields)
+
+    @classmethod
+    def revision_names(cls) -> tuple[str, ...]:
+        """The revision fields, given to a notebook only where one is asked."""
+        return tuple(n for n in RunSettings.model_fields if n.endswith("_revision"))
+
+    def but(self, **changes: Any) -> Self:
+        """This run with `changes`, validated (its configuration named afresh)."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        return type(self).model_validate({**fields, **changes})
+
+    @property
+    def method(self) -> str:
+        """The name of the run's method."""
+        return self.method_name
 
     @property
     def served_by(self) -> ServedBy | None:
         """The server that answers the run; None for a run whose model runs here."""
         return None
 
-    def notebook_parameters(self, task_name: str) -> dict[str, Any]:
-        """The notebook parameters these settings add to the run's shared ones."""
+    def method_parameters(self) -> dict[str, Any]:
+        """The notebook parameters its method adds to the run's shared ones."""
         return {}
 
     def config_parts(self) -> list[str]:
         """The words that open the run's configuration name (before its overrides)."""
         return []
 
-    def with_served_model(self, identity: str) -> "MethodSettings":
-        """These settings with the identity their server reported for the model (settings
-        with no server: as they are)."""
+    def with_served_model(self, identity: str) -> Self:
+        """This run with the identity its server reported for the model (a run with no
+        server: as it is)."""
         return self
+
+    @cached_property
+    def config(self) -> str:
+        """The configuration beyond model and seed, readable; "" for the profile's default.
+        It opens with the words of its method's settings (a prompted run's `prompted`, then
+        `server` where a server answers), so runs of two methods never share a name."""
+        if self.recorded_config is not None:
+            return self.recorded_config
+        parts = self.config_parts()
+        parts += [f"{key}={value}" for key, value in sorted(self.extra.items())]
+        if (self.data_source, self.data_dir) != self.default_data:
+            parts.append(self.data_source)
+            if self.data_source != "hub":
+                checksum = data_checksum(self.task, self.data_source, self.data_dir or None)
+                parts.append(f"data-{checksum[:8]}")
+        return ",".join(parts).replace("/", "_").replace(" ", "_")
+
+    @property
+    def stem(self) -> str:
+        """The run's file names: its model's (`model_slug`), configuration and seed, each of
+        safe characters (`paths.file_name`), today's names unchanged."""
+        config = f"-{file_name(self.config)}" if self.config else ""
+        return f"{checkpoints.model_slug(self.model)}{config}-seed{self.seed}"
+
+    @property
+    def name(self) -> str:
+        return f"{self.profile}-{self.stem}"
+
+    @property
+    def source_notebook(self) -> Path:
+        """The notebook the run executes: its task's, or the prompted one."""
+        return self.notebook_of(self.task)
+
+    @property
+    def revisions(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in self.revision_names()}
+
+    @property
+    def checksum(self) -> str:
+        """The data checksum of the run (hub data: the dataset and its commit)."""
+        return data_checksum(self.task, self.data_source, self.data_dir or None, self.data_revision)
+
+    def parameters(self) -> dict[str, Any]:
+        """The notebook parameters (the notebook boundary: where the run becomes papermill's
+        parameters); paths inside the book root are relative to it."""
+        return {
+            **{name: getattr(self, name) for name in self.shared_names()},
+            "output_dir": book_relative(self.output_dir),
+            **self.method_parameters(),
+            **{name: value for name, value in self.revisions.items() if value},
+            **self.extra,
+        }
+
+    # A run's files in the book root: named here only.
+    @property
+    def record_path(self) -> Path:
+        """The record of the run's last success."""
+        return RESULTS / self.profile / self.task.name / f"{self.stem}.json"
+
+    @property
+    def failure_path(self) -> Path:
+        """The record of the run's last failure or interruption, if it came after its success."""
+        return self.record_path.with_suffix(".failed.json")
+
+    @property
+    def executed_path(self) -> Path:
+        """The executed notebook of the run's last success, the source of its page."""
+        return self.record_path.with_suffix(".ipynb")
+
+    @property
+    def predictions_path(self) -> Path:
+        """The dev predictions of the run's last success."""
+        return self.record_path.with_suffix(".predictions.jsonl")
+
+    @property
+    def notebook_path(self) -> Path:
+        return RUNS / self.task.name / f"{self.name}.ipynb"
+
+    @property
+    def output_dir(self) -> Path:
+        return CACHE / "outputs" / self.task.name / self.name
+
+    @property
+    def lock_path(self) -> Path:
+        return CACHE / "locks" / self.task.name / f"{self.name}.lock"
+
+
+def book_relative(path: Path) -> str:
+    """A path relative to the book root when it lies inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 class RecordView(Protocol):
@@ -106,7 +292,7 @@ class Method:
     (`kluebook.methods.registry.register`)."""
 
     name: ClassVar[str]
-    settings: ClassVar[type[MethodSettings]] = MethodSettings
+    settings: ClassVar[type[RunSettings]] = RunSettings
     # The parameters cell of the notebook its runs execute.
     parameters: ClassVar[type[NotebookParameters]] = NotebookParameters
     # Written as the record's `method` field (the fine-tuned method's records leave it out).
@@ -123,26 +309,27 @@ class Method:
     runs_word: ClassVar[str] = "runs"  # its runs, as the front page counts them
     smoke_notice: ClassVar[str] = ""  # the text opening a smoke run's page
 
-    def notebook(self, task) -> Path:
-        """The notebook a run of `task` by this method executes."""
-        raise NotImplementedError
-
     def matrix(self, profile: str, configs: Path) -> Path | None:
         """The run matrix `kluebook run --method <name>` chooses for `profile`; None: the
         profile's own (configs/<profile>.yaml)."""
         return None
 
-    def run_settings(
+    def notebook(self, task) -> Path:
+        """The notebook a run of `task` by this method executes."""
+        return self.settings.notebook_of(task)
+
+    def run_fields(
         self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
-    ) -> MethodSettings:
-        """Its runs' settings from a command's options (a one-line error for one it has not)."""
+    ) -> dict[str, Any]:
+        """Its runs' own fields (those of `settings` beyond the shared ones) from a command's
+        options; a one-line error for an option it has not."""
         if base_url:
             raise KluebookError("--base-url is for prompted runs (--method prompted)")
-        return self.settings()
+        return {}
 
-    def recorded_settings(self, parameters: dict) -> MethodSettings:
-        """Its run's settings as the run's record holds them (`parameters`)."""
-        return self.settings()
+    def recorded_fields(self, parameters: dict) -> dict[str, Any]:
+        """Its run's own fields as the run's record holds them (`parameters`)."""
+        return {}
 
     def settable(self, task) -> tuple[str, ...]:
         """Parameters its runs may be given beyond those their notebook declares."""

@@ -14,9 +14,9 @@ from kluebook.methods.interface import (
     RUNNER,
     UNCOUNTED,
     Method,
-    MethodSettings,
     NotebookParameters,
     RecordView,
+    RunSettings,
     ServedBy,
 )
 from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
@@ -25,37 +25,36 @@ from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, template_names, templa
 PROMPTED = "prompted"
 
 
-class PromptedSettings(MethodSettings):
-    """A prompted run's settings beyond the shared ones: the server that answers it, if any."""
+class PromptedRun(RunSettings):
+    """A prompted run: the shared fields and the server that answers it, if any."""
 
     method_name = PROMPTED
     server: ServedBy | None = None  # None: the model runs here, with transformers
+
+    @classmethod
+    def notebook_of(cls, task) -> Path:
+        """The prompted notebook, for every task."""
+        return PROMPTED_NOTEBOOK
 
     @property
     def served_by(self) -> ServedBy | None:
         return self.server
 
-    def notebook_parameters(self, task_name: str) -> dict[str, Any]:
+    def method_parameters(self) -> dict[str, Any]:
         """The prompted notebook's task, and where a server answers, its address, what it
         reported of the model and how it is asked."""
         if self.server is None:
-            return {"task": task_name}
-        return {
-            "task": task_name,
-            "base_url": self.server.base_url,
-            "served_model": self.server.served_model,
-            "server_options": self.server.options.as_dict(),
-        }
+            return {"task": self.task.name}
+        return {"task": self.task.name, **self.server.model_dump(by_alias=True)}
 
     def config_parts(self) -> list[str]:
         """`prompted`, then `server` where a server answers (not its address, which may
         change): a prompted run never shares a fine-tuned or a local run's name."""
         return [PROMPTED, *(["server"] if self.server else [])]
 
-    def with_served_model(self, identity: str) -> "PromptedSettings":
-        """These settings with the identity the server reported for the model."""
-        server = self.server.model_copy(update={"served_model": identity})
-        return self.model_copy(update={"server": server})
+    def with_served_model(self, identity: str) -> "PromptedRun":
+        """This run with the identity the server reported for the model."""
+        return self.but(server=self.server.model_copy(update={"served_model": identity}))
 
 
 class PromptedParameters(NotebookParameters):
@@ -91,7 +90,7 @@ def template_of(parameters: dict) -> str:
 
 class Prompted(Method):
     name: ClassVar[str] = PROMPTED
-    settings = PromptedSettings
+    settings = PromptedRun
     parameters = PromptedParameters
     templated = True
     rerun_options = ("--method", "prompted")
@@ -105,9 +104,6 @@ class Prompted(Method):
         "they say nothing about KLUE or about any language model."
     )
 
-    def notebook(self, task) -> Path:
-        return PROMPTED_NOTEBOOK
-
     def matrix(self, profile: str, configs: Path) -> Path | None:
         """The profile's prompted sweep (sweeps/prompted-<profile>.yaml)."""
         shipped = configs / "sweeps" / f"prompted-{profile}.yaml"
@@ -115,20 +111,19 @@ class Prompted(Method):
             raise KluebookError(f"the profile {profile!r} has no prompted matrix ({shipped.name})")
         return shipped
 
-    def run_settings(
+    def run_fields(
         self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
-    ) -> PromptedSettings:
-        if not base_url:
-            return PromptedSettings()
-        return PromptedSettings(server=ServedBy(base_url=base_url, options=options))
+    ) -> dict[str, Any]:
+        """The server at `base_url`, asked as `options` say; none: the model runs here."""
+        return {"server": ServedBy(base_url=base_url, options=options) if base_url else None}
 
-    def recorded_settings(self, parameters: dict) -> PromptedSettings:
+    def recorded_fields(self, parameters: dict) -> dict[str, Any]:
         """A server by no address (the record holds `provenance.SERVER` in its place) and the
         identity it reported; how it was asked is no part of the record's run."""
         if not parameters.get("base_url"):
-            return PromptedSettings()
+            return {"server": None}
         served = parameters.get("served_model", "")
-        return self.run_settings(parameters["base_url"]).with_served_model(served)
+        return {"server": ServedBy(base_url=parameters["base_url"], served_model=served)}
 
     def check_parameters(self, task, extra: dict, models, profile: str) -> None:
         from kluebook.prompting.checks import check_prompted_parameters  # lazy: the CLI's start

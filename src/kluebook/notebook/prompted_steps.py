@@ -2,6 +2,7 @@
 open the language model that answers it, then write its answers and outcome as every run does
 (`kluebook.notebook.steps`)."""
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,10 +21,9 @@ from kluebook.notebook.steps import (
 )
 from kluebook.prompting.answering import Answers, LanguageModel, ranking_scores
 from kluebook.prompting.calibration import DIGITS, calibration, gold_choices, item_probabilities
-from kluebook.prompting.checks import check_mode, check_template
 from kluebook.prompting.corrections import Corrected
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
-from kluebook.prompting.registry import task_prompting, task_template
+from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
@@ -35,8 +35,9 @@ PROMPTED_PARAMETERS = PromptedParameters.names()
 
 
 def start_prompted_run(namespace: dict) -> Run:
-    """`start_run` for the prompted notebook: check its parameters (`PROMPTED_PARAMETERS`),
-    resolve the data and, for a local model, its revision; seed the random generators."""
+    """`start_run` for the prompted notebook: read its parameters (`PROMPTED_PARAMETERS`; its
+    template and mode were checked once, where they entered: the plan), resolve the data and,
+    for a local model, its revision; seed the random generators."""
     devices.keep_one_gpu()
     missing = [name for name in PROMPTED_PARAMETERS if name not in namespace]
     if missing:
@@ -45,9 +46,6 @@ def start_prompted_run(namespace: dict) -> Run:
     task = get_task(parameters["task"])
     if type(parameters["shots"]) is not int or parameters["shots"] < 0:
         raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
-    template = task_template(task.name, parameters["template"])
-    check_template(task.name, template)
-    check_mode(task.name, template, parameters["mode"])
     asked = namespace.get("model_revision") or ""
     parameters["model_revision"] = (
         "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
@@ -99,23 +97,37 @@ def open_backend(
     return open_local_lm(parameters["model"], parameters["model_revision"], tiny_texts=texts)
 
 
-def finish_prompted_run(
-    run: Run,
-    gold: list[dict],
-    answers: Answers,
-    template: PromptTemplate,
-    backend: Backend,
-    counts: dict,
-    train_items: list[PromptItem],
-    dev_items: list[PromptItem],
-    calibrated: dict | None = None,
-) -> dict:
+@dataclass(frozen=True)
+class Answered:
+    """What a prompted run did, handed to `finish_prompted_run`: the gold of its dev split, its
+    answers to the `dev_items` (demonstrations drawn from `train_items`), the template and the
+    language model (`backend`) that made them, and, for a ranked run, its calibration and its
+    corrections (`calibrate`; {} for a run that answered by generation)."""
+
+    gold: list[dict]
+    answers: Answers
+    template: PromptTemplate
+    backend: Backend
+    train_items: list[PromptItem]
+    dev_items: list[PromptItem]
+    calibrated: dict = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The items of each split the run read."""
+        return {"train": len(self.train_items), "dev": len(self.dev_items)}
+
+
+def finish_prompted_run(run: Run, answered: Answered) -> dict:
     """`finish_run` for a prompted run: its outcome says how the model was asked (`Prompted`,
     with its template, the unparsable and the ungrounded answers, how degenerate its answers
-    are and what the constant and majority predictors score on the same `dev_items`; a ranked
-    run's calibration and its corrections, `calibrated`), and no checkpoint."""
+    are and what the constant and majority predictors score on the same dev items; a ranked
+    run's calibration and its corrections), and no checkpoint."""
+    gold, answers, template = answered.gold, answered.answers, answered.template
     parameters = run.parameters
-    asked = {k: scrub(v) if isinstance(v, str) else v for k, v in backend.provenance().items()}
+    asked = {
+        k: scrub(v) if isinstance(v, str) else v for k, v in answered.backend.provenance().items()
+    }
     asked["model"] = checkpoints.model_id(parameters["model"])
     mode = parameters["mode"] or template.mode
     facts = {
@@ -142,8 +154,8 @@ def finish_prompted_run(
             "baselines": baselines(
                 task_prompting(run.task.name),
                 template,
-                train_items,
-                dev_items,
+                answered.train_items,
+                answered.dev_items,
                 answers,
                 mode,
                 lambda lines: run.score(gold, lines),
@@ -156,8 +168,8 @@ def finish_prompted_run(
     if mode == "rank":
         facts["prompted"]["rank_normalisation"] = template.rank_normalisation
         facts["prompted"]["boundary_crossings"] = answers.boundary_crossings
-        facts["prompted"] |= calibrated or {}
-    return write_outcome(run, gold, answers.predictions, counts, facts)
+        facts["prompted"] |= answered.calibrated
+    return write_outcome(run, gold, answers.predictions, answered.counts, facts)
 
 
 def calibrate(

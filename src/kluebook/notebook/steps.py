@@ -30,6 +30,7 @@ from kluebook.data.loading import (
 from kluebook.errata.corrections import corrected_items, corrected_values
 from kluebook.errata.manifest import manifest
 from kluebook.methods.fine_tuned import RECIPE_PARAMETERS, FineTunedParameters
+from kluebook.methods.interface import RunSettings
 from kluebook.recording import provenance, records
 from kluebook.scoring.bootstrap import run_intervals
 from kluebook.scoring.predictions import NO_SWITCHES, score_predictions
@@ -43,7 +44,7 @@ from kluebook.training.tiny_model import TINY_MODEL
 COMMON_PARAMETERS = FineTunedParameters.names()
 # What a run is pinned to on the hub: set by the runner (resolved to commits) or, in a notebook
 # run by hand, resolved here; "" for a local model or local data.
-REVISION_PARAMETERS = ("model_revision", "data_revision")
+REVISION_PARAMETERS = RunSettings.revision_names()
 
 
 @dataclass

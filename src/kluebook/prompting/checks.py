@@ -2,9 +2,10 @@
 template (there, valid, its query and answer words the task's), its answer mode, its shot
 count against a train limit, and a local model's tokenizer.
 
-The runner checks every run of a sweep here before any executes (`kluebook run` exits 2); the
-prompted notebook checks its own parameters the same way when it is run by hand. What only the
-run can know (the train split's size, the prompts' lengths, the server's answers) is checked
+The runner checks every run of a sweep here, once, where its parameters enter (the plan: a
+command's options or a matrix), before any executes (`kluebook run` exits 2); the notebook does
+not check them again (it loads its template, one line if there is none of that name). What only
+the run can know (the train split's size, the prompts' lengths, the server's answers) is checked
 where the run learns it, in one line too (`demonstrations`, `local_lm`, `server_lm`).
 """
 
@@ -73,10 +74,12 @@ def check_template(task_name: str, template: PromptTemplate) -> None:
 
 @cache
 def first_item(task_name: str):
-    """A task's first generated dev item, as its prompting module makes it."""
-    prompting = task_prompting(task_name)
-    first = task_module(get_task(task_name)).generate(seed=0)["dev"][:1]
-    return prompting.prompt_items(first)[0]
+    """A task's first generated dev item, as its prompting module makes it: generated alone (one
+    of each of its smoke data's sizes), not as one of a whole smoke data set."""
+    task = get_task(task_name)
+    one_each = {size: 1 for size in task.smoke_data}
+    first = task_module(task).generate(seed=0, **one_each)["dev"][:1]
+    return task_prompting(task_name).prompt_items(first)[0]
 
 
 def check_prompted_models(models: set[str]) -> None:

@@ -2,7 +2,7 @@
 any of them starts (its parameters, data and models: `check_parameters`, `preflight`) and
 pinned to the hub commits it will run on (`pin_revisions`)."""
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import papermill
@@ -60,8 +60,8 @@ def planned(options: Options) -> list[RunSpec]:
     profile_data = default_data(profile)
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(options.extra or {})})
     method = method_named(matrix.get("method", DEFAULT_METHOD))
-    # The method's settings of every run (--base-url: a method's whose runs a server answers).
-    settings = method.run_settings(options.base_url, options.server)
+    # The method's own fields of every run (--base-url: a method's whose runs a server answers).
+    own = method.run_fields(options.base_url, options.server)
     models = options.models or matrix["models"]
     data_source = options.data_source or matrix.get("data_source") or profile_data[0]
     data_dir = str(options.data_dir or matrix.get("data_dir") or "")
@@ -78,7 +78,7 @@ def planned(options: Options) -> list[RunSpec]:
             for model in models:
                 for seed in options.seeds or matrix["seeds"]:
                     specs.append(
-                        RunSpec(
+                        method.settings(
                             task=task,
                             model=model,
                             seed=int(seed),
@@ -89,7 +89,7 @@ def planned(options: Options) -> list[RunSpec]:
                             default_data=profile_data,
                             model_revision=options.model_revision,
                             data_revision=options.data_revision,
-                            settings=settings,
+                            **own,
                         )
                     )
     return specs
@@ -157,7 +157,7 @@ def preflight(specs: list[RunSpec]) -> list[RunSpec]:
             raise KluebookError("--data-revision is for --data-source hub")
     local: dict[str, set[str]] = {}  # the models run here, by method
     for spec in specs:
-        if spec.settings.served_by is None:
+        if spec.served_by is None:
             local.setdefault(spec.method, set()).add(spec.model)
     for method, models in local.items():
         method_named(method).check_local_models(models)
@@ -169,9 +169,9 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
     per dataset config (HF_HUB_OFFLINE=1: looked up in the local caches); a model or dataset
     that cannot be found fails here, in one line, before any run. A model behind a server is
     the server's: it has no revision here."""
-    if any(s.settings.served_by and s.model_revision for s in specs):
+    if any(s.served_by and s.model_revision for s in specs):
         raise KluebookError("--model-revision is for models run here, not behind --base-url")
-    models = {(s.model, s.model_revision) for s in specs if not s.settings.served_by}
+    models = {(s.model, s.model_revision) for s in specs if not s.served_by}
     model_commits = {pair: check_model(*pair) for pair in sorted(models)}
     configs = {(s.task.name, s.data_revision) for s in specs if s.data_source == "hub"}
     data_commits = {
@@ -179,8 +179,7 @@ def pin_revisions(specs: list[RunSpec]) -> list[RunSpec]:
         for name, revision in sorted(configs)
     }
     pinned = [
-        replace(
-            spec,
+        spec.but(
             model_revision=model_commits.get((spec.model, spec.model_revision), ""),
             data_revision=data_commits.get((spec.task.name, spec.data_revision), ""),
         )
@@ -194,7 +193,7 @@ def ask_servers(specs: list[RunSpec]) -> list[RunSpec]:
     `/v1/models`, asked once per model): an input of the run, so another model served under
     the same name stales it. A server that does not answer, or a damaged response cache,
     fails here, in one line."""
-    servers = dict.fromkeys((s.settings.served_by, s.model) for s in specs if s.settings.served_by)
+    servers = dict.fromkeys((s.served_by, s.model) for s in specs if s.served_by)
     if servers:
         check_response_cache()
     served = {
@@ -202,8 +201,6 @@ def ask_servers(specs: list[RunSpec]) -> list[RunSpec]:
         for server, model in servers
     }
     return [
-        replace(spec, settings=spec.settings.with_served_model(served[server, spec.model]))
-        if (server := spec.settings.served_by)
-        else spec
+        spec.with_served_model(served[server, spec.model]) if (server := spec.served_by) else spec
         for spec in specs
     ]

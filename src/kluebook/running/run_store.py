@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import write_text_atomic
+from kluebook.methods.interface import book_relative
 from kluebook.recording import fingerprints, records, redaction
 from kluebook.recording.kept_notebook import clean_notebook
-from kluebook.running.run_spec import RunSpec, book_relative, spec_inputs
+from kluebook.running.run_spec import RunSpec, spec_inputs
 from kluebook.running.worker import RunProducts
 
 
