@@ -7,9 +7,13 @@ import json
 import random
 import re
 
+import numpy as np
+import pandas as pd
 from conftest import valid_record
 from support.submissions import METADATA, make_submission
 
+from kluebook.book import side_by_side as side_by_side_module
+from kluebook.book.item_browser import spread
 from kluebook.book.side_by_side import side_by_side
 from kluebook.data.loading import data_checksum, load_split
 from kluebook.results.agreement import items_right
@@ -145,3 +149,40 @@ def test_submissions_on_another_dev_set_are_a_view_of_their_own(tmp_path, imperf
     assert all("(submitted)" in run["name"] for run in submitted_view["runs"])
     assert "### 2 runs on the first 50 dev items (generated data)" in page
     assert "### 2 submissions on every dev item (klue-nli-v1.1_dev.partial.json)" in page
+
+
+def test_a_large_view_lists_a_sample_says_so_and_offers_every_item(
+    tmp_path, imperfect_predictions, monkeypatch
+):
+    """Past the view's caps its data hold every pair's exact counts but, of each list, a sample
+    spread over the dev set; a line says how many of how many, and the view's CSV download holds
+    every item, the same bytes from one build to the next."""
+    monkeypatch.setattr(side_by_side_module, "LIST_ITEMS", 4)
+    monkeypatch.setattr(side_by_side_module, "PAIR_ITEMS", 1)
+    task, gold, data_dir, runs, files = _setup(tmp_path, imperfect_predictions)
+    page = side_by_side(task, runs, PAGE, root=tmp_path, data_dir=data_dir)
+    (data,) = _view_data(page)
+    a, b = (_right(task, gold, files[name]) for name in ("first", "model-a"))
+    differ, neither = np.flatnonzero(a != b).tolist(), np.flatnonzero(~a & ~b).tolist()
+    assert len(differ) > 4 and len(neither) > 4  # the caps bind
+    both, only_a, only_b = int((a & b).sum()), int((a & ~b).sum()), int((~a & b).sum())
+    assert data["pairs"] == [[0, 1, both, only_a, only_b, len(neither)]]
+    kept = sorted(set(spread(differ, 4)) | set(spread(neither, 4)))
+    assert [row[0] for row in data["items"]] == [gold[i]["guid"] for i in kept]
+    assert max(kept) > len(gold) // 2  # spread over the dev set, not its opening
+    listed = page.split('<table id="side-by-side-nli-1-items">')[1].split("</table>")[0]
+    assert listed.count("<tr><td>") == 4
+    assert (
+        f"The list holds 4 of the {len(differ)} items on which they disagree, spread over the "
+        "dev set; every item is in the download below the view." in page
+    )
+    assert "{download}`CSV <side-by-side-nli-1.csv>`" in page
+    download = tmp_path / "book" / "_generated" / "tasks" / "side-by-side-nli-1.csv"
+    every = pd.read_csv(download, keep_default_na=False)
+    assert list(every["item"]) == [record["guid"] for record in gold]
+    assert list(every["run 1 right"]) == ["yes" if r else "no" for r in a]
+    assert list(every["run 2 right"]) == ["yes" if r else "no" for r in b]
+    assert str(tmp_path) not in download.read_text()
+    before = download.read_bytes()
+    assert side_by_side(task, runs, PAGE, root=tmp_path, data_dir=data_dir) == page
+    assert download.read_bytes() == before
