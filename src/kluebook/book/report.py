@@ -93,7 +93,7 @@ def write_generated(
     (`board`, else loaded: the submissions rescored where their inputs changed, their records
     written among the paths returned): the run pages and their index (`run_index`), the
     results and status pages (`write_report`), then the registry pages, task pages and
-    contents (`write_pages`)."""
+    contents (`write_pages`, whose side-by-side views offer the board's entries)."""
     loaded = read_records(results)
     board = load_board(SUBMISSIONS, KLUE_DATA) if board is None else board
     run_pages = [*write_run_pages(loaded.records), write_run_index(loaded.records, out_dir)]
@@ -101,5 +101,5 @@ def write_generated(
         *board.written,
         *run_pages,
         *write_report(out_dir, results, loaded, board.entries),
-        *write_pages(out_dir, loaded.records, submitted_rows(board.entries)),
+        *write_pages(out_dir, loaded.records, submitted_rows(board.entries), board.entries),
     ]

@@ -18,16 +18,16 @@ both get wrong) at most `LIST_ITEMS` shared by the view's pairs, spread over the
 line says how many of how many the list holds. Every item, with the gold and each run's
 prediction and rightness, is in the view's CSV download (`<section id>.csv` beside the page).
 
-A submission (`submissions/<slug>/`) with a predictions file of the task is offered beside the
-runs whose dev records are the ones its dev file holds (else beside the submissions scored
-against the same file), named by its model's name (as text) and marked submitted; its file is
-read through the submissions' streaming reader, within their size limits. Where its dev file is
-not in the data folder (offline, without `kluebook data fetch`), it is left out, and the
-section says how many were."""
+A submission on the board (`kluebook.submissions.board.load_board`'s entries, loaded once per
+build) with predictions of the task is offered beside the runs whose dev records are the ones its
+dev file holds (else beside the submissions scored against the same file), named by its model's
+name (as text) and marked submitted; its file is read through the submissions' streaming reader,
+within their size limits. Where its dev file is not in the data folder (offline, without
+`kluebook data fetch`), it is left out, and the section says how many were."""
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -57,9 +57,9 @@ from kluebook.results.links import ITEMS_ANCHOR, href, run_page
 from kluebook.results.pooling import code_today, configuration_key, pooled
 from kluebook.scoring.predictions import index_predictions
 from kluebook.scoring.switches import NO_SWITCHES
-from kluebook.submissions.check import gold_file, predictions_files
-from kluebook.submissions.files import SLUG, prediction_lines, submission_entries
-from kluebook.submissions.schema import METADATA, read_submission
+from kluebook.submissions.board import BoardEntry
+from kluebook.submissions.check import gold_file
+from kluebook.submissions.files import prediction_lines
 from kluebook.tasks import Task, task_module
 from kluebook.training.recipes import record_switches
 
@@ -157,41 +157,31 @@ def _run_candidate(task: Task, run: RunRecord, stale: str, root: Path) -> Candid
 
 
 def submitted_files(
-    task: Task, folder: Path, data_dir: Path
+    task: Task, board: Sequence[BoardEntry], folder: Path, data_dir: Path
 ) -> tuple[list[tuple[Candidate, Path]], int]:
-    """The submissions in `folder` with a predictions file of `task`, each as the view offers
-    it with the dev file it is scored against, and how many are left out because that file is
-    not in `data_dir`. A folder that is no readable submission (its slug, its metadata) is not
-    offered."""
-    found, absent = [], 0
-    if not folder.is_dir():
-        return found, absent
-    for entry in sorted(folder.iterdir()):
-        if not SLUG.fullmatch(entry.name):
-            continue  # `_derived`, and anything that is no submission
-        files, problems = submission_entries(entry)
-        chosen, _ = predictions_files(files)
-        if problems or task.name not in chosen or (entry / METADATA) not in files:
-            continue
-        submission, _ = read_submission(entry / METADATA)
-        if submission is None:
-            continue
-        try:
-            gold = gold_file(task, data_dir)
-        except KluebookError:
-            absent += 1
-            continue
-        path = chosen[task.name]
+    """The submissions of `board` with predictions of `task` (their files in `folder/<slug>`),
+    each as the view offers it with the dev file it is scored against, and how many are left out
+    because that file is not in `data_dir`."""
+    mine = [entry for entry in board if task.name in entry.record.tasks]
+    if not mine:
+        return [], 0
+    try:
+        gold = gold_file(task, data_dir)
+    except KluebookError:
+        return [], len(mine)
+    found = []
+    for entry in mine:
+        path = folder / entry.slug / entry.record.tasks[task.name].predictions_file
         candidate = Candidate(
-            f"{submission.model} ({SUBMITTED})",
+            f"{entry.submission.model} ({SUBMITTED})",
             None,
-            (SUBMITTED, entry.name),
+            (SUBMITTED, entry.slug),
             lambda path=path: [row for _, row in prediction_lines(path)],
             NO_SWITCHES,
             submitted=True,
         )
         found.append((candidate, gold.path))
-    return found, absent
+    return found, 0
 
 
 def _default_pair(configurations: list[tuple], items: DevSetAgreement) -> tuple[int, int]:
@@ -229,12 +219,16 @@ def dev_set_view(task: Task, dev_set: DevSet, section: str) -> tuple[DevSetRuns 
 
 
 def dev_sets(
-    task: Task, records: list[RunRecord], root: Path, data_dir: Path
+    task: Task,
+    records: list[RunRecord],
+    board: Sequence[BoardEntry],
+    root: Path,
+    data_dir: Path,
 ) -> tuple[list[DevSet], int, int]:
-    """The dev sets the view may offer, each with its runs and submissions; how many runs are
-    left out because their dev set cannot be read here, and how many submissions because their
-    dev file is not in the data folder."""
-    submitted, absent = submitted_files(task, root / SUBMISSIONS, data_dir)
+    """The dev sets the view may offer, each with its runs and the submissions of `board`; how
+    many runs are left out because their dev set cannot be read here, and how many submissions
+    because their dev file is not in the data folder."""
+    submitted, absent = submitted_files(task, board, root / SUBMISSIONS, data_dir)
     found, left_out = [], 0
     for runs in offered_runs(task, records):
         if len(runs) < 2 and not submitted:
@@ -456,12 +450,14 @@ def side_by_side(
     page: str,
     root: Path = ROOT,
     data_dir: Path | None = None,
+    board: Sequence[BoardEntry] = (),
 ) -> str:
     """The section of a task page (Markdown with HTML blocks); "" when no dev set has two
-    runs or submissions that can be read here. Submissions are those under `root`'s
-    `submissions/`, scored against the dev files in `data_dir` (default: the data folder)."""
+    runs or submissions that can be read here. The submissions are the entries of `board`,
+    their files under `root`'s `submissions/`, scored against the dev files in `data_dir`
+    (default: the data folder)."""
     views = []
-    found, left_out, absent = dev_sets(task, records, root, data_dir or KLUE_DATA)
+    found, left_out, absent = dev_sets(task, records, board, root, data_dir or KLUE_DATA)
     for number, dev_set in enumerate(found, start=1):
         view, skipped = dev_set_view(task, dev_set, f"side-by-side-{task.name}-{number}")
         left_out += skipped
