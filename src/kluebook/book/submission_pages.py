@@ -279,12 +279,14 @@ def write_submission_pages(
     out_dir: Path = GENERATED,
     folder: Path = SUBMISSIONS,
     data_dir: Path = KLUE_DATA,
+    submitted: list[SubmittedRow] | None = None,
 ) -> list[Path]:
-    """Write the page of every submission of `board` (its files in `folder/<slug>`); a page of
-    a submission no longer on the board is removed."""
+    """Write the page of every submission of `board` (its files in `folder/<slug>`; `submitted`:
+    its rows, made here when not given); a page of a submission no longer on the board is
+    removed."""
     entries = {entry.slug: entry for entry in board}
     pages = {}
-    for row in submitted_rows(board):
+    for row in submitted_rows(board) if submitted is None else submitted:
         path = out_dir / "submissions" / f"{row.source}.md"
         entry = entries[row.source]
         pages[path] = page_markdown(
