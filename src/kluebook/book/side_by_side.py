@@ -9,7 +9,7 @@ once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two r
 the counts and the list of their disagreements (or of the items both get wrong), and keeps the
 pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
 list) so a pair can be shared as a link. Without JavaScript the section shows the first pair's
-counts and its whole list as plain tables, and the 2x2 table of every pair. Its HTML is the
+counts and its list as plain tables, and the 2x2 table of every pair. Its HTML is the
 template `side_by_side.html` (`templating`; the JSON block through Jinja2's `tojson`).
 
 However large the dev set, the page stays within the book's weight budget: the JSON block holds
@@ -469,10 +469,12 @@ def side_by_side(
         f"(side-by-side-{task.name})=\n## Side by side\n",
         "Pick two runs or submissions of this task on the same dev items, A and B: the counts "
         "are the 2x2 table `kluebook compare` prints for their predictions files, and the list "
-        "holds every item on which one is right and the other wrong, with the gold and both "
+        "holds the items on which one is right and the other wrong, with the gold and both "
         "predictions (an item's key opens it in A's item browser); the Items list can show "
-        "instead the items both get wrong. The address keeps the pick, so a pair and its list "
-        "can be shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
+        "instead the items both get wrong. Where there are many, the list holds a sample "
+        "spread over the dev set, as the line above it says, and the CSV download below the "
+        "view holds every item. The address keeps the pick, so a pair and its list can be "
+        "shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
         "them for its paired test, and it is right when it counts as right in every metric "
         "that counts items (all its gold keys right for accuracy, EM or JGA; nothing missed "
         "and nothing extra for an F1). The runs offered are those the results table pools "
