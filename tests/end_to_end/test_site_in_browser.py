@@ -932,6 +932,11 @@ def test_the_klue_table_filters_by_block_and_sorts_within_blocks_by_keyboard(bas
     assert section.count() == 1 and section.inner_text().startswith("Dev reference: ")
     table.locator("thead th.metric .dt-column-order").first.focus()
     page.keyboard.press("Enter")  # sort by YNAT's Macro F1, within the block
+    # The sort is drawn after the key's event: wait for the column to say it is sorted (a
+    # loaded machine may draw later than the next line runs), then read the rows.
+    table.locator("thead th.metric").first.and_(
+        page.locator(".dt-ordering-asc, .dt-ordering-desc")
+    ).wait_for()
     firsts = (
         "t => Array.from(t.tBodies[0].rows).filter(r => !r.classList.contains('dtrg-start'))"
         ".map(r => +r.querySelector('td.num').dataset.order)"
