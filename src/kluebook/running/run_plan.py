@@ -5,8 +5,6 @@ pinned to the hub commits it will run on (`pin_revisions`)."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import papermill
-
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
@@ -73,8 +71,8 @@ def planned(options: Options) -> list[RunSpec]:
         notebook = method.notebook(task)
         if not notebook.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({notebook.name})")
-        for overrides in grid:
-            check_parameters(task, overrides, models, profile, method.name)
+        for given in grid:
+            overrides = check_parameters(task, given, models, profile, method.name)
             for model in models:
                 for seed in options.seeds or matrix["seeds"]:
                     specs.append(
@@ -109,31 +107,21 @@ def check_model_name(model: str) -> None:
 
 def check_parameters(
     task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=DEFAULT_METHOD
-) -> None:
-    """Reject, in one line, a parameter the run's notebook does not declare and that is not a
-    recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
-    combination the method refuses (a fine-tuned run's recipe, for any of the models in this
-    profile; a prompted run's template)."""
+) -> dict:
+    """The overrides `extra` typed by the method's model of the task (`Method.overrides`), in
+    the order given; else one line: a parameter the runner sets, a name the model has not (a
+    parameter the run's notebook does not declare that is not a recipe field), a value of the
+    wrong type or range, or a combination the method refuses (a fine-tuned run's recipe, for
+    any of the models in this profile; a prompted run's template)."""
     chosen = method_named(method)
-    declared = papermill.inspect_notebook(str(chosen.notebook(task)))
-    settable = chosen.settable(task)
     for name, value in extra.items():
         if name in runner_parameters():  # the notebooks' parameters set by the runner
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
         if name == "errata":  # any notebook: its dev items corrected by that errata version
             check_errata_version(value)
-            continue
-        if name in settable:
-            continue
-        if name not in declared:
-            known = [*declared, *settable]
-            raise KluebookError(
-                f"unknown parameter {name!r} for {task.name}; known: {', '.join(known)}"
-            )
-        kind = declared[name]["inferred_type_name"]
-        if kind == "int" and value is not None and (type(value) is not int or value < 0):
-            raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
-    chosen.check_parameters(task, extra, models, profile)
+    typed = chosen.typed_overrides(task, extra)
+    chosen.check_parameters(task, typed, models, profile)
+    return typed
 
 
 def check_errata_version(value) -> None:
