@@ -343,12 +343,10 @@ class Method:
         """The notebook a run of `task` by this method executes."""
         return self.settings.notebook_of(task)
 
-    def run_fields(
-        self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
-    ) -> dict[str, Any]:
+    def run_fields(self, server: ServedBy | None = None) -> dict[str, Any]:
         """Its runs' own fields (those of `settings` beyond the shared ones) from a command's
-        options; a one-line error for an option it has not."""
-        if base_url:
+        options (`server`: --base-url's); a one-line error for an option it has not."""
+        if server is not None:
             raise KluebookError("--base-url is for prompted runs (--method prompted)")
         return {}
 

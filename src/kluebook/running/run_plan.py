@@ -9,10 +9,10 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.errata.manifest import manifest
+from kluebook.methods.interface import ServedBy
 from kluebook.methods.registry import DEFAULT_METHOD, method_named, runner_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.served_model import ask_served_model
-from kluebook.prompting.server_options import ServerOptions
 from kluebook.running.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.running.run_spec import RunSpec
 from kluebook.tasks import Task, available_tasks, get_task
@@ -35,8 +35,9 @@ class Options:
     matrix_path: Path | None = None
     model_revision: str = ""
     data_revision: str = ""
-    base_url: str = ""
-    server: ServerOptions = field(default_factory=ServerOptions)
+    # The server that answers a prompted matrix's runs (--base-url, and how it is asked);
+    # None: the model runs here.
+    server: ServedBy | None = None
 
 
 def plan(profile: str | None = "smoke", **asked) -> list[RunSpec]:
@@ -52,14 +53,14 @@ def prepare(options: Options) -> list[RunSpec]:
 def planned(options: Options) -> list[RunSpec]:
     """The runs to execute, their revisions as asked: a run matrix (the profile's, or a sweep
     file's), narrowed or replaced by the options; `extra` overrides the matrix's parameters.
-    `base_url`: the server that answers a prompted matrix's runs, asked as `server` says."""
+    `server`: the server that answers a prompted matrix's runs."""
     matrix = load_matrix(options.profile, options.matrix_path)
     profile = matrix["profile"]
     profile_data = default_data(profile)
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(options.extra or {})})
     method = method_named(matrix.get("method", DEFAULT_METHOD))
-    # The method's own fields of every run (--base-url: a method's whose runs a server answers).
-    own = method.run_fields(options.base_url, options.server)
+    # The method's own fields of every run (a server: a method's whose runs a server answers).
+    own = method.run_fields(options.server)
     models = options.models or matrix["models"]
     data_source = options.data_source or matrix.get("data_source") or profile_data[0]
     data_dir = str(options.data_dir or matrix.get("data_dir") or "")
