@@ -53,18 +53,18 @@ def start_prompted_run(namespace: dict) -> Run:
     parameters.update(settings.extra)  # the overrides, typed
     asked = namespace.get("model_revision") or ""
     parameters["model_revision"] = (
-        "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
+        "" if settings.server else checkpoints.check_model(settings.model, asked)
     )
     parameters["data_revision"] = (
         hub_dataset_revision(task, namespace.get("data_revision") or "")
-        if parameters["data_source"] == "hub"
+        if settings.data_source == "hub"
         else ""
     )
     read_errata(parameters, namespace)
-    data_dir = data_dir_for(task, parameters["data_source"], parameters["data_dir"] or None)
+    data_dir = data_dir_for(task, settings.data_source, settings.data_dir or None)
     output_dir = Path(parameters["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
-    seed_everything(parameters["seed"])
+    seed_everything(settings.seed)
     transformers.logging.set_verbosity_error()
     set_display_options()
     return Run(
@@ -90,16 +90,8 @@ def prompted_run(parameters: dict) -> PromptedRun:
             options=server_options(parameters["server_options"]),
         )
     try:
-        settings = PromptedRun(
-            task=task,
-            model=parameters["model"],
-            seed=parameters["seed"],
-            profile=parameters["profile"],
-            data_source=parameters["data_source"],
-            data_dir=parameters["data_dir"],
-            extra=overrides,
-            server=server,
-        )
+        shared = {name: parameters[name] for name in PromptedRun.shared_names()}
+        settings = PromptedRun(task=task, **shared, extra=overrides, server=server)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
