@@ -12,6 +12,13 @@ from kluebook.running import run_plan
     [
         ("epochs=abc", "error: epochs must be a number, got 'abc'"),
         ("learning_rate=-1", "error: learning_rate must be > 0, got -1"),
+        # Typed by the task's overrides model: a wrong type, an unknown choice.
+        ("max_length=abc", "error: max_length must be an integer, got 'abc'"),
+        (
+            "optimizer=sgd",
+            "error: recipe switch optimizer must be one of adamw_transformers3, adamw_torch, "
+            "got 'sgd'",
+        ),
     ],
 )
 def test_a_bad_value_is_one_line_before_any_run(kluebook, tmp_path, setting, message):

@@ -13,7 +13,7 @@ from kluebook.book.klue_table import sections_for, table_html
 from kluebook.book.results_page import build_contents
 from kluebook.common.errors import KluebookError
 from kluebook.methods.fine_tuned import FineTuned, FineTunedRun
-from kluebook.methods.interface import RunSettings
+from kluebook.methods.interface import RunSettings, ServedBy
 from kluebook.methods.registry import method_named, method_names, register, unregister
 from kluebook.recording import records
 from kluebook.results import aggregation
@@ -21,6 +21,7 @@ from kluebook.running import run_plan, run_spec
 from kluebook.tasks import get_task, notebook_path
 
 YNAT = get_task("ynat")
+SERVER = ServedBy(base_url="http://x/v1")
 
 
 class ToyRun(FineTunedRun):
@@ -93,7 +94,7 @@ def test_the_planner_names_and_parameterises_a_registered_method_s_runs(toy, tmp
         ["model", "profile", "data_source", "data_dir", "seed", "output_dir", "dev_limit"]
     )
     with pytest.raises(KluebookError, match="--base-url is for prompted runs"):
-        run_plan.plan(matrix_path=toy_matrix(tmp_path), tasks=["ynat"], base_url="http://x/v1")
+        run_plan.plan(matrix_path=toy_matrix(tmp_path), tasks=["ynat"], server=SERVER)
 
 
 def test_a_fine_tuned_run_has_no_server_setting():
@@ -102,7 +103,7 @@ def test_a_fine_tuned_run_has_no_server_setting():
     assert set(FineTunedRun.model_fields) == set(RunSettings.model_fields)
     assert not hasattr(spec, "base_url") and not hasattr(spec, "server")
     with pytest.raises(KluebookError, match="--base-url is for prompted runs"):
-        run_plan.plan("smoke", tasks=["ynat"], base_url="http://x/v1")
+        run_plan.plan("smoke", tasks=["ynat"], server=SERVER)
 
 
 def toy_record(accuracy: float):

@@ -22,7 +22,10 @@ def test_the_plan_builds_each_method_s_own_model_with_its_typed_fields():
     (fine_tuned,) = run_plan.plan("smoke", tasks=["ynat"], seeds=[1])
     assert type(fine_tuned) is FineTunedRun and fine_tuned.served_by is None
     served = run_plan.plan(
-        matrix_path=PROMPTED_SMOKE, tasks=["nli"], seeds=[1], base_url="http://127.0.0.1:1/v1"
+        matrix_path=PROMPTED_SMOKE,
+        tasks=["nli"],
+        seeds=[1],
+        server=ServedBy(base_url="http://127.0.0.1:1/v1"),
     )
     assert {type(spec) for spec in served} == {PromptedRun}
     assert isinstance(served[0].server, ServedBy)

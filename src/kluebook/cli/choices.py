@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from kluebook.cli.options import check_base_url, parse_seeds, parse_settings, split_names
+from kluebook.cli.options import parse_seeds, parse_settings, split_names
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
 from kluebook.methods.registry import method_named
@@ -150,14 +150,11 @@ def run_options(
     model_revision: str = "",
     data_revision: str = "",
     method: str | None = None,
-    base_url: str | None = None,
     server=None,
 ):
     """The command's run options as one `run_plan.Options`, parsed before the slow import;
-    `server`: how a server at `base_url` is asked (`ServerOptions`)."""
+    `server`: the server that answers the runs (`ServedBy`, from --base-url: `served_by`)."""
     seed_list, extra = parse_seeds(selection.seeds), parse_settings(list(selection.settings))
-    if base_url:
-        check_base_url(base_url)
     profile = selection.profile
     matrix = method_matrix(method, profile, matrix_path(selection.matrix))
     from kluebook.running.run_plan import Options  # lazy: CLI start-up (the plan imports papermill)
@@ -173,6 +170,5 @@ def run_options(
         matrix_path=matrix,
         model_revision=model_revision,
         data_revision=data_revision,
-        base_url=base_url or "",
-        **({"server": server} if server else {}),
+        server=server,
     )

@@ -11,7 +11,7 @@ import typer
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CONFIGS
 from kluebook.methods.interface import RunSettings, ServedBy
-from kluebook.prompting.server_options import API_KEY_VARIABLES, ServerOptions
+from kluebook.prompting.server_options import API_KEY_VARIABLES, DEFAULT_OPTIONS, ServerOptions
 from kluebook.tasks import all_tasks
 
 
@@ -79,6 +79,15 @@ def check_base_url(url: str) -> None:
         parts.port  # noqa: B018  (a port that is no number raises here)
     except ValueError as error:
         raise KluebookError(f"--base-url is not a URL ({error}), {example}") from None
+
+
+def served_by(base_url: str | None, options: ServerOptions = DEFAULT_OPTIONS) -> ServedBy | None:
+    """The server at --base-url (checked: `check_base_url`), asked as `options` say; None
+    without one (the model runs here)."""
+    if not base_url:
+        return None
+    check_base_url(base_url)
+    return ServedBy(base_url=base_url, options=options)
 
 
 def run_help(name: str) -> str:

@@ -39,6 +39,7 @@ from kluebook.cli.options import (
     SlurmWalltime,
     Tasks,
     Threads,
+    served_by,
 )
 from kluebook.common.paths import ROOT
 from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
@@ -156,7 +157,7 @@ def run(
     --slurm-walltime 00:30:00`.
     """
     selection = Selection.among(locals())
-    server = ServerOptions(
+    asked = ServerOptions(
         timeout=request_timeout, retries=retries, concurrency=concurrency, reask=force
     )
     options = run_options(
@@ -164,8 +165,7 @@ def run(
         model_revision=model_revision,
         data_revision=data_revision,
         method=method,
-        base_url=base_url,
-        server=server,
+        server=served_by(base_url, asked),
     )
     slurm = SlurmChoice(
         partition=slurm_partition,
@@ -216,7 +216,8 @@ def status(
     Slurm job sharing it): task, run, host, minutes so far and the last line of its log, which
     streams to `.cache/logs/<task>/<run>.log`."""
     selection = Selection.among(locals())
-    chosen = run_options(selection, method=method, base_url=base_url)  # bad options: one line
+    # Bad options: one line.
+    chosen = run_options(selection, method=method, server=served_by(base_url))
     from kluebook.running.in_progress import runs_in_progress  # lazy: CLI start-up
 
     running = runs_in_progress()

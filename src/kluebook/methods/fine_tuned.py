@@ -2,11 +2,12 @@
 notebook, with its profile's recipe (`kluebook.training.recipes`); the KLUE table ranks it."""
 
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, get_type_hints
 
 from pydantic import Field
 
 from kluebook.methods.interface import RUNNER, Method, NotebookParameters, RunSettings
+from kluebook.methods.overrides import OverrideField, choice_field, typed_field
 from kluebook.tasks import notebook_path
 
 FINE_TUNED = "fine-tuned"
@@ -55,13 +56,23 @@ class FineTuned(Method):
         "nothing about KLUE or about any released checkpoint."
     )
 
-    def settable(self, task) -> tuple[str, ...]:
-        from kluebook.training.recipes import recipe_parameters
+    def own_overrides(self, task) -> dict[str, OverrideField]:
+        """The recipe's fields, of `Recipe`'s types (a switch: one of its choices), and the
+        task's own switches, each one of its choices."""
+        from kluebook.training.recipes import SWITCH_CHOICES, Recipe
 
-        return tuple(recipe_parameters(task))
+        fields = {
+            name: choice_field(name, SWITCH_CHOICES[name])
+            if name in SWITCH_CHOICES
+            else typed_field(name, kind)
+            for name, kind in get_type_hints(Recipe).items()
+            if name != "task_switches"
+        }
+        return fields | {name: choice_field(name, s.choices) for name, s in task.switches.items()}
 
     def check_parameters(self, task, extra: dict, models, profile: str) -> None:
-        """The recipe checks its fields, for each of the models of the profile."""
+        """The recipe checks its fields together (ranges, combinations), for each of the models
+        of the profile."""
         from kluebook.training.recipes import recipe_parameters, resolve_recipe
 
         settable = recipe_parameters(task)

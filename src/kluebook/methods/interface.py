@@ -12,11 +12,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import CACHE, FILE_NAME_CHARACTERS, RESULTS, ROOT, RUNS, file_name
 from kluebook.data.loading import data_checksum
+from kluebook.methods.overrides import (
+    OverrideField,
+    Overrides,
+    overrides_model,
+    typed_field,
+    typed_overrides,
+    whole_number_field,
+)
 from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 from kluebook.task_types.task import Task
 from kluebook.training import checkpoints
@@ -121,8 +129,9 @@ class RunSettings(BaseModel):
     data_dir: str = Field(
         "", description="Folder laid out like KLUE's klue_benchmark/, for --data-source official."
     )
-    # The run's `--set` and matrix overrides, by notebook parameter or recipe field (checked
-    # where they enter, by the plan's `check_parameters`).
+    # The run's `--set` and matrix overrides, by notebook parameter or recipe field: typed by
+    # its method's overrides model of its task (`Method.overrides`) where they enter, the
+    # plan's `check_parameters` (and again, the same values, when a run is built from them).
     extra: dict[str, Any] = Field(
         {},
         description="Notebook parameter or recipe switch name=value, e.g. learning_rate=3e-5 or "
@@ -145,6 +154,18 @@ class RunSettings(BaseModel):
     )
     # The configuration as a record names it (`spec_of`: it may name data that are not here).
     recorded_config: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_overrides(cls, data: Any) -> Any:
+        """Overrides typed by the run's method's model of its task (not a record's: it keeps
+        the values it was run with, whatever the model takes today)."""
+        if isinstance(data, dict) and data.get("extra") and data.get("recorded_config") is None:
+            from kluebook.methods.registry import method_named  # the registry imports this
+
+            typed = method_named(cls.method_name).typed_overrides(data["task"], data["extra"])
+            data = {**data, "extra": typed}
+        return data
 
     @classmethod
     def notebook_of(cls, task: Task) -> Path:
@@ -287,6 +308,10 @@ class RecordView(Protocol):
     outcome: Any
 
 
+# The overrides models made so far, by method and task (`Method.overrides`).
+_OVERRIDES: dict[tuple, type[Overrides]] = {}
+
+
 class Method:
     """One way of making a task's predictions; a subclass per method, registered by name
     (`kluebook.methods.registry.register`)."""
@@ -318,12 +343,10 @@ class Method:
         """The notebook a run of `task` by this method executes."""
         return self.settings.notebook_of(task)
 
-    def run_fields(
-        self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
-    ) -> dict[str, Any]:
+    def run_fields(self, server: ServedBy | None = None) -> dict[str, Any]:
         """Its runs' own fields (those of `settings` beyond the shared ones) from a command's
-        options; a one-line error for an option it has not."""
-        if base_url:
+        options (`server`: --base-url's); a one-line error for an option it has not."""
+        if server is not None:
             raise KluebookError("--base-url is for prompted runs (--method prompted)")
         return {}
 
@@ -331,12 +354,39 @@ class Method:
         """Its run's own fields as the run's record holds them (`parameters`)."""
         return {}
 
-    def settable(self, task) -> tuple[str, ...]:
-        """Parameters its runs may be given beyond those their notebook declares."""
-        return ()
+    def own_overrides(self, task) -> dict[str, OverrideField]:
+        """Overrides its runs of `task` may be given beyond its notebook's parameters."""
+        return {}
+
+    def overrides(self, task) -> type[Overrides]:
+        """The overrides its runs of `task` may be given, typed (`kluebook.methods.overrides`):
+        its notebook's parameters the runner does not set, its own, and `errata`; made once
+        per task."""
+        key = (self.name, task.name, task.folder, repr(task.switches))
+        if key not in _OVERRIDES:
+            declared = self.parameters.model_fields
+            fields = {
+                name: whole_number_field(name)
+                if field.annotation is int
+                else typed_field(name, field.annotation)
+                for name, field in declared.items()
+                if name not in self.parameters.runner_names()
+            }
+            own = self.own_overrides(task)
+            fields |= {name: field for name, field in own.items() if name not in fields}
+            fields["errata"] = typed_field("errata", str)  # an errata manifest's version
+            model_name = f"{type(self).__name__}Overrides_{task.name}"
+            _OVERRIDES[key] = overrides_model(model_name, fields)
+        return _OVERRIDES[key]
+
+    def typed_overrides(self, task, given: dict) -> dict[str, Any]:
+        """`given` typed by `overrides(task)`, in the order given; one line for a name or a
+        value its runs of `task` cannot take."""
+        return typed_overrides(self.overrides(task), task.name, given)
 
     def check_parameters(self, task, extra: dict, models, profile: str) -> None:
-        """A one-line error for overrides `extra` its runs of `task` cannot take."""
+        """A one-line error for typed overrides `extra` its runs of `task` cannot take together
+        (a fine-tuned run's recipe, a prompted run's template)."""
 
     def check_local_models(self, models: set[str]) -> None:
         """A one-line error for a model run here that its runs cannot use."""

@@ -19,7 +19,6 @@ from kluebook.methods.interface import (
     RunSettings,
     ServedBy,
 )
-from kluebook.prompting.server_options import DEFAULT_OPTIONS, ServerOptions
 from kluebook.tasks.prompt_items import DEFAULT_TEMPLATE, template_names, template_path
 
 PROMPTED = "prompted"
@@ -111,11 +110,9 @@ class Prompted(Method):
             raise KluebookError(f"the profile {profile!r} has no prompted matrix ({shipped.name})")
         return shipped
 
-    def run_fields(
-        self, base_url: str = "", options: ServerOptions = DEFAULT_OPTIONS
-    ) -> dict[str, Any]:
-        """The server at `base_url`, asked as `options` say; none: the model runs here."""
-        return {"server": ServedBy(base_url=base_url, options=options) if base_url else None}
+    def run_fields(self, server: ServedBy | None = None) -> dict[str, Any]:
+        """The server that answers its runs; None: the model runs here."""
+        return {"server": server}
 
     def recorded_fields(self, parameters: dict) -> dict[str, Any]:
         """A server by no address (the record holds `provenance.SERVER` in its place) and the

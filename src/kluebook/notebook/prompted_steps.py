@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import transformers
+from pydantic import ValidationError
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import scrub
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
-from kluebook.methods.prompted import PromptedParameters, template_digest
+from kluebook.methods.interface import ServedBy
+from kluebook.methods.prompted import PromptedParameters, PromptedRun, template_digest
+from kluebook.methods.registry import method_named
 from kluebook.notebook.steps import (
     Run,
     read_errata,
@@ -25,6 +28,7 @@ from kluebook.prompting.corrections import Corrected
 from kluebook.prompting.degenerate import answer_spread, answers_digest, baselines
 from kluebook.prompting.registry import task_prompting
 from kluebook.prompting.render import render_prompt
+from kluebook.prompting.server_options import server_options
 from kluebook.tasks import get_task
 from kluebook.tasks.prompt_items import PromptItem, PromptTemplate
 from kluebook.training import checkpoints, devices
@@ -35,36 +39,65 @@ PROMPTED_PARAMETERS = PromptedParameters.names()
 
 
 def start_prompted_run(namespace: dict) -> Run:
-    """`start_run` for the prompted notebook: read its parameters (`PROMPTED_PARAMETERS`; its
-    template and mode were checked once, where they entered: the plan), resolve the data and,
-    for a local model, its revision; seed the random generators."""
+    """`start_run` for the prompted notebook: read its parameters (`PROMPTED_PARAMETERS`) as
+    one typed `PromptedRun` and check it as the plan checks a run (`prompted_run`: a run by
+    hand too), resolve the data and, for a local model, its revision; seed the random
+    generators."""
     devices.keep_one_gpu()
     missing = [name for name in PROMPTED_PARAMETERS if name not in namespace]
     if missing:
         raise KluebookError(f"the notebook does not declare the parameters {', '.join(missing)}")
     parameters = {name: namespace[name] for name in PROMPTED_PARAMETERS}
-    task = get_task(parameters["task"])
-    if type(parameters["shots"]) is not int or parameters["shots"] < 0:
-        raise KluebookError(f"shots must be a whole number >= 0, got {parameters['shots']!r}")
+    settings = prompted_run(parameters)
+    task = settings.task
+    parameters.update(settings.extra)  # the overrides, typed
     asked = namespace.get("model_revision") or ""
     parameters["model_revision"] = (
-        "" if parameters["base_url"] else checkpoints.check_model(parameters["model"], asked)
+        "" if settings.server else checkpoints.check_model(settings.model, asked)
     )
     parameters["data_revision"] = (
         hub_dataset_revision(task, namespace.get("data_revision") or "")
-        if parameters["data_source"] == "hub"
+        if settings.data_source == "hub"
         else ""
     )
     read_errata(parameters, namespace)
-    data_dir = data_dir_for(task, parameters["data_source"], parameters["data_dir"] or None)
+    data_dir = data_dir_for(task, settings.data_source, settings.data_dir or None)
     output_dir = Path(parameters["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
-    seed_everything(parameters["seed"])
+    seed_everything(settings.seed)
     transformers.logging.set_verbosity_error()
     set_display_options()
     return Run(
         task=task, parameters=parameters, recipe=None, data_dir=data_dir, output_dir=output_dir
     )
+
+
+def prompted_run(parameters: dict) -> PromptedRun:
+    """The prompted notebook's parameters as the run they describe, validated where they enter
+    this process (one line for a value of the wrong type), and checked as the plan checks a
+    run's overrides (`Method.check_parameters`): its template there and valid, its query's
+    fields the task's (on one generated item), its answer mode one it can answer in, its shots
+    within its train limit."""
+    task = get_task(parameters["task"])
+    method = method_named(PromptedRun.method_name)
+    declared = method.overrides(task).model_fields
+    overrides = {name: value for name, value in parameters.items() if name in declared}
+    server = None
+    if parameters["base_url"]:
+        server = ServedBy(
+            base_url=parameters["base_url"],
+            served_model=parameters["served_model"],
+            options=server_options(parameters["server_options"]),
+        )
+    try:
+        shared = {name: parameters[name] for name in PromptedRun.shared_names()}
+        settings = PromptedRun(task=task, **shared, extra=overrides, server=server)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise KluebookError(f"{where}: {first['msg']}, got {first['input']!r}") from None
+    method.check_parameters(task, settings.extra, [settings.model], settings.profile)
+    return settings
 
 
 class Backend(LanguageModel, Protocol):

@@ -2,9 +2,10 @@
 template (there, valid, its query and answer words the task's), its answer mode, its shot
 count against a train limit, and a local model's tokenizer.
 
-The runner checks every run of a sweep here, once, where its parameters enter (the plan: a
-command's options or a matrix), before any executes (`kluebook run` exits 2); the notebook does
-not check them again (it loads its template, one line if there is none of that name). What only
+The runner checks every run of a sweep here where its parameters enter (the plan: a command's
+options or a matrix), before any executes (`kluebook run` exits 2), and so does the prompted
+notebook where they enter its process (a run by hand too): cheap, on one generated item
+(`first_item`), not a generated data set. What only
 the run can know (the train split's size, the prompts' lengths, the server's answers) is checked
 where the run learns it, in one line too (`demonstrations`, `local_lm`, `server_lm`).
 """

@@ -5,16 +5,14 @@ pinned to the hub commits it will run on (`pin_revisions`)."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import papermill
-
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import ROOT
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.errata.manifest import manifest
+from kluebook.methods.interface import ServedBy
 from kluebook.methods.registry import DEFAULT_METHOD, method_named, runner_parameters
 from kluebook.prompting.response_cache import check_response_cache
 from kluebook.prompting.served_model import ask_served_model
-from kluebook.prompting.server_options import ServerOptions
 from kluebook.running.run_matrix import default_data, load_matrix, parameter_grid
 from kluebook.running.run_spec import RunSpec
 from kluebook.tasks import Task, available_tasks, get_task
@@ -37,8 +35,9 @@ class Options:
     matrix_path: Path | None = None
     model_revision: str = ""
     data_revision: str = ""
-    base_url: str = ""
-    server: ServerOptions = field(default_factory=ServerOptions)
+    # The server that answers a prompted matrix's runs (--base-url, and how it is asked);
+    # None: the model runs here.
+    server: ServedBy | None = None
 
 
 def plan(profile: str | None = "smoke", **asked) -> list[RunSpec]:
@@ -54,14 +53,14 @@ def prepare(options: Options) -> list[RunSpec]:
 def planned(options: Options) -> list[RunSpec]:
     """The runs to execute, their revisions as asked: a run matrix (the profile's, or a sweep
     file's), narrowed or replaced by the options; `extra` overrides the matrix's parameters.
-    `base_url`: the server that answers a prompted matrix's runs, asked as `server` says."""
+    `server`: the server that answers a prompted matrix's runs."""
     matrix = load_matrix(options.profile, options.matrix_path)
     profile = matrix["profile"]
     profile_data = default_data(profile)
     grid = parameter_grid({**(matrix.get("parameters") or {}), **(options.extra or {})})
     method = method_named(matrix.get("method", DEFAULT_METHOD))
-    # The method's own fields of every run (--base-url: a method's whose runs a server answers).
-    own = method.run_fields(options.base_url, options.server)
+    # The method's own fields of every run (a server: a method's whose runs a server answers).
+    own = method.run_fields(options.server)
     models = options.models or matrix["models"]
     data_source = options.data_source or matrix.get("data_source") or profile_data[0]
     data_dir = str(options.data_dir or matrix.get("data_dir") or "")
@@ -73,8 +72,8 @@ def planned(options: Options) -> list[RunSpec]:
         notebook = method.notebook(task)
         if not notebook.exists():
             raise KluebookError(f"task {name!r} has no notebook yet ({notebook.name})")
-        for overrides in grid:
-            check_parameters(task, overrides, models, profile, method.name)
+        for given in grid:
+            overrides = check_parameters(task, given, models, profile, method.name)
             for model in models:
                 for seed in options.seeds or matrix["seeds"]:
                     specs.append(
@@ -109,31 +108,21 @@ def check_model_name(model: str) -> None:
 
 def check_parameters(
     task: Task, extra: dict, models=(TINY_MODEL,), profile="smoke", method=DEFAULT_METHOD
-) -> None:
-    """Reject, in one line, a parameter the run's notebook does not declare and that is not a
-    recipe field, a parameter the runner sets, and a value of the wrong type or range, or a
-    combination the method refuses (a fine-tuned run's recipe, for any of the models in this
-    profile; a prompted run's template)."""
+) -> dict:
+    """The overrides `extra` typed by the method's model of the task (`Method.overrides`), in
+    the order given; else one line: a parameter the runner sets, a name the model has not (a
+    parameter the run's notebook does not declare that is not a recipe field), a value of the
+    wrong type or range, or a combination the method refuses (a fine-tuned run's recipe, for
+    any of the models in this profile; a prompted run's template)."""
     chosen = method_named(method)
-    declared = papermill.inspect_notebook(str(chosen.notebook(task)))
-    settable = chosen.settable(task)
     for name, value in extra.items():
         if name in runner_parameters():  # the notebooks' parameters set by the runner
             raise KluebookError(f"parameter {name!r} is set by the runner; use its own option")
         if name == "errata":  # any notebook: its dev items corrected by that errata version
             check_errata_version(value)
-            continue
-        if name in settable:
-            continue
-        if name not in declared:
-            known = [*declared, *settable]
-            raise KluebookError(
-                f"unknown parameter {name!r} for {task.name}; known: {', '.join(known)}"
-            )
-        kind = declared[name]["inferred_type_name"]
-        if kind == "int" and value is not None and (type(value) is not int or value < 0):
-            raise KluebookError(f"{name} must be a whole number >= 0, got {value!r}")
-    chosen.check_parameters(task, extra, models, profile)
+    typed = chosen.typed_overrides(task, extra)
+    chosen.check_parameters(task, typed, models, profile)
+    return typed
 
 
 def check_errata_version(value) -> None:
