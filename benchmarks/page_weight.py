@@ -14,8 +14,9 @@ bodies as they are. It prints, per kind of page, the bytes uncompressed and comp
 five heaviest files, and whether each kind is within the budget (1 MB compressed, #51). The
 kinds are the front page, the results page, a task page (with its side-by-side view), a methods
 page, a run page with its item browser, a prompted run page, the status page and the errata
-page. The browser
-test (tests/end_to_end/test_site_in_browser.py) weighs pages with `weigh`.
+page; then every page that grows with the dev sets: each submission's page (its item browsers)
+and each other task page with a side-by-side view. The browser test
+(tests/end_to_end/test_site_in_browser.py) weighs the same pages with `weigh`.
 """
 
 import argparse
@@ -31,6 +32,8 @@ import accessibility  # noqa: E402 (the served site, as the browser test serves 
 
 BUDGET = 1_000_000
 TEXT = ("text/", "javascript", "json", "svg", "xml")
+# How a task page's side-by-side view starts (kluebook.book.side_by_side).
+SIDE_BY_SIDE = 'class="kluebook-side-by-side"'
 
 
 def page_kinds(site: Path) -> dict[str, str]:
@@ -50,6 +53,12 @@ def page_kinds(site: Path) -> dict[str, str]:
         pages["run page"] = fine_tuned[0].relative_to(site).as_posix()
     if prompted:
         pages["prompted run page"] = prompted[0].relative_to(site).as_posix()
+    generated = site / "book" / "_generated"
+    for page in sorted((generated / "submissions").glob("*.html")):
+        pages[f"submission page {page.stem}"] = page.relative_to(site).as_posix()
+    for page in sorted((generated / "tasks").glob("*.html")):
+        if page.stem != "ynat" and SIDE_BY_SIDE in page.read_text(encoding="utf-8"):
+            pages[f"side by side {page.stem}"] = page.relative_to(site).as_posix()
     return {kind: path for kind, path in pages.items() if (site / path).is_file()}
 
 

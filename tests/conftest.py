@@ -115,8 +115,10 @@ SMOKE_SITE_SETTINGS = ["--set", "train_limit=200", "--set", "dev_limit=60", "--s
 
 @pytest.fixture(scope="session")
 def smoke_site(tmp_path_factory, _pristine_book, kluebook) -> Path:
-    """The html folder of a smoke book of `SMOKE_SITE_TASKS`, seeds 1 and 2, built once per test
-    run (`kluebook book`) for the tests that only read it; checked unchanged at the end. Under
+    """The html folder of a smoke book of `SMOKE_SITE_TASKS`, seeds 1 and 2, with the book's
+    submissions (their pages, and the side-by-side views of their tasks, weighed against the
+    page budget), built once per test run (`kluebook book`) for the tests that only read it;
+    checked unchanged at the end. Under
     pytest-xdist (`make test`) the first test process that needs it builds it, under a lock, in
     the folder the processes of this run share, and the others read it."""
     shared = tmp_path_factory.getbasetemp()
@@ -128,9 +130,6 @@ def smoke_site(tmp_path_factory, _pristine_book, kluebook) -> Path:
         if not (folder / "built").is_file():
             shutil.rmtree(folder, ignore_errors=True)
             root = Path(shutil.copytree(_pristine_book, folder / "book"))
-            # A book of runs: the submitted rows and pages are read in a book of their own
-            # (tests/end_to_end/test_submissions_in_browser.py).
-            shutil.rmtree(root / "submissions")
             tasks = ",".join(SMOKE_SITE_TASKS)
             args = ["--tasks", tasks, "--seeds", "1,2", *SMOKE_SITE_SETTINGS, "--quiet"]
             result = kluebook(root, "book", *args, "--path-output", str(out))

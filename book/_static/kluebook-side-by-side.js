@@ -2,21 +2,20 @@
 // counts of the picked pair and the DataTables list of the items on which they disagree (or
 // that both get wrong), read from the view's JSON block. The address keeps the pick,
 // `#<view id>=<a>,<b>` (runs numbered from 1) and `,both-wrong` for that list, so a pair and its
-// list are shared by copying the address.
+// list are shared by copying the address. The counts are every pair's, read from the data; a
+// pair's list holds the items of the data it matches, which may be a sample (a line says so).
 import { jQuery as $ } from "./itables/dt_bundle.js";
 
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+// The pair's 2x2 counts over every item (`pairs`: first, second, both, only first, only
+// second, neither).
 function counts(data, a, b) {
-  const [ra, rb] = [data.runs[a].right, data.runs[b].right];
-  let onlyA = 0, onlyB = 0, neither = 0;
-  for (let i = 0; i < ra.length; i += 1) {
-    if (ra[i] === "1" && rb[i] === "0") onlyA += 1;
-    else if (ra[i] === "0" && rb[i] === "1") onlyB += 1;
-    else if (ra[i] === "0") neither += 1;
-  }
-  // Items every run gets right are not in the data: they are both right.
-  return { both: data.total - onlyA - onlyB - neither, onlyA, onlyB, neither };
+  const [x, y] = a < b ? [a, b] : [b, a];
+  const [, , both, onlyX, onlyY, neither] = data.pairs.find(([p, q]) => p === x && q === y);
+  return a < b
+    ? { both, onlyA: onlyX, onlyB: onlyY, neither }
+    : { both, onlyA: onlyY, onlyB: onlyX, neither };
 }
 
 function runLink(run) {
@@ -37,6 +36,15 @@ const CAPTIONS = {
   "disagree": "Items one run of the pair gets right and the other wrong",
   "both-wrong": "Items both runs of the pair get wrong",
 };
+const WORDS = { "disagree": "on which they disagree", "both-wrong": "both get wrong" };
+
+// How many of the pair's items of the kind shown the list holds, as
+// kluebook.book.side_by_side.shown_text writes it.
+function shownText(listed, found, shown) {
+  if (listed === found) return `The list holds all ${found} items ${WORDS[shown]}.`;
+  return `The list holds ${listed} of the ${found} items ${WORDS[shown]}, spread over the dev `
+    + "set; every item is in the download below the view.";
+}
 
 function rows(data, a, b, shown) {
   const [A, B] = [data.runs[a], data.runs[b]];
@@ -69,6 +77,7 @@ function setUp(view) {
   const [pickA, pickB, pickShown] = ["a", "b", "show"]
     .map((side) => view.querySelector(`#${view.id}-${side}`));
   const said = view.querySelector(".side-by-side-counts");
+  const line = view.querySelector(`#${view.id}-shown`);
   const table = view.querySelector(`#${view.id}-items`);
   view.querySelector(".side-by-side-pick").hidden = false;
 
@@ -80,12 +89,17 @@ function setUp(view) {
     if (write) window.history.replaceState(null, "", `#${view.id}=${a + 1},${b + 1}${list}`);
     if (a === b) {
       said.textContent = "Pick two different runs.";
+      line.textContent = "";
       api.clear().draw();
       return;
     }
+    const c = counts(data, a, b);
     said.innerHTML = `<p>A is ${runLink(data.runs[a])}, B is ${runLink(data.runs[b])}.</p>`
-      + countsTable(data.total, counts(data, a, b));
-    api.clear().rows.add(rows(data, a, b, shown)).draw();
+      + countsTable(data.total, c);
+    const found = rows(data, a, b, shown);
+    const total = shown === "both-wrong" ? c.neither : c.onlyA + c.onlyB;
+    line.textContent = shownText(found.length, total, shown);
+    api.clear().rows.add(found).draw();
   }
 
   function start(api) {

@@ -9,10 +9,13 @@ import pytest
 import yaml
 from conftest import valid_record
 
-from kluebook.book import report, result_figures, results_page
+from kluebook.book import report, result_figures, results_page, submission_pages
 from kluebook.book.status_page import render_status
+from kluebook.book.submitted import submitted_rows
+from kluebook.common.paths import CHECKOUT
 from kluebook.recording.records import write_record
 from kluebook.results.aggregation import reproduced_rows
+from kluebook.submissions.board import load_board
 from kluebook.tasks import get_task
 
 
@@ -306,3 +309,41 @@ def test_a_figure_draws_a_model_named_like_math_as_its_text(tmp_path):
     rows = reproduced_rows([valid_record(record(1, 80.0, model=model))])
     result_figures.task_figure(get_task("ynat"), rows, [], tmp_path / "ynat.svg")
     assert (tmp_path / "ynat.svg").read_text().startswith("<?xml")
+
+
+def test_a_build_makes_the_submitted_rows_once_and_hands_them_down(tmp_path, monkeypatch):
+    """`write_generated` makes the submitted rows once, from the board it loaded once, and hands
+    the same rows to the results and submission pages (`write_report`) and to the task pages
+    and contents (`write_pages`, with the board's entries their side-by-side views offer)."""
+    board = load_board(CHECKOUT / "submissions", None, warn=False)
+    made, handed = [], {}
+
+    def make(entries):
+        made.append(submitted_rows(entries))
+        return made[-1]
+
+    def received(name):
+        return lambda *args: handed.__setitem__(name, args) or []
+
+    monkeypatch.setattr(report, "submitted_rows", make)
+    monkeypatch.setattr(report, "write_report", received("report"))
+    monkeypatch.setattr(report, "write_pages", received("pages"))
+    report.write_generated(tmp_path / "out", tmp_path / "results", board)
+    assert len(made) == 1 and len(made[0]) == len(board.entries) == 3
+    assert handed["report"][3] is board.entries and handed["report"][4] is made[0]
+    assert handed["pages"][2] is made[0] and handed["pages"][3] is board.entries
+
+
+def test_the_report_given_the_submitted_rows_makes_none(tmp_path, monkeypatch):
+    """Given the rows, the results page, the downloads and the submission pages use them."""
+    board = load_board(CHECKOUT / "submissions", None, warn=False).entries
+    rows = submitted_rows(board)
+
+    def refuse(entries):
+        raise AssertionError("the submitted rows made again")
+
+    monkeypatch.setattr(report, "submitted_rows", refuse)
+    monkeypatch.setattr(submission_pages, "submitted_rows", refuse)
+    paths = report.write_report(tmp_path / "out", tmp_path / "none", board=board, submitted=rows)
+    assert {f"{entry.slug}.md" for entry in board} <= {path.name for path in paths}
+    assert "recomputed from the predictions" in (tmp_path / "out" / "results.md").read_text()

@@ -8,6 +8,7 @@ import json
 import re
 from html.parser import HTMLParser
 
+import pandas as pd
 import pytest
 import yaml
 from support import hostile_submission as hostile
@@ -24,6 +25,7 @@ from kluebook.book.submitted import (
 from kluebook.common.paths import CHECKOUT
 from kluebook.results.aggregation import published_rows, published_scores
 from kluebook.submissions.board import BoardEntry, load_board
+from kluebook.submissions.files import prediction_lines
 from kluebook.tasks import all_tasks
 
 
@@ -153,7 +155,14 @@ def test_a_hostile_submission_is_text_in_the_table_and_on_its_page(tmp_path):
     assert shown(hostile.MODEL) in parsed.text
 
     markdown = submission_pages.page_markdown(
-        rows[0], board[0].record, "committed", folder, [], [], tmp_path / "no-data"
+        rows[0],
+        board[0].record,
+        "committed",
+        folder,
+        [],
+        [],
+        tmp_path / "no-data",
+        out_dir=tmp_path,
     )
     parsed = Parsed(markdown)
     assert not [a for a in parsed.attributes if a[1].startswith("on")]
@@ -174,7 +183,7 @@ def test_a_web_link_is_a_link(tmp_path):
     board = [offline(hostile.metadata(), hostile.record())]
     (row,) = submitted_rows(board)
     markdown = submission_pages.page_markdown(
-        row, board[0].record, "committed", folder, [], [], tmp_path
+        row, board[0].record, "committed", folder, [], [], tmp_path, out_dir=tmp_path
     )
     assert '<a href="https://example.com/model" rel="nofollow noopener">' in markdown
 
@@ -202,7 +211,8 @@ def test_each_submission_has_a_page_with_its_numbers_checksums_and_items(board, 
         board[:1], [], [], tmp_path / "out", CHECKOUT / "submissions", tmp_path / "no-data"
     )
     assert sorted(p.name for p in (tmp_path / "out" / "submissions").iterdir()) == [
-        "majority-baseline.md"
+        "majority-baseline",  # its downloads
+        "majority-baseline.md",
     ]
 
 
@@ -337,3 +347,53 @@ def test_a_task_page_shows_the_submissions_of_its_task(board, tmp_path):
     assert "tfidf-baseline" not in text  # no DP predictions
     ynat = pages.landing_page(get_task("ynat"), [], [], [], tmp_path, rows)
     assert "next-eojeol-baseline" not in ynat and "tfidf-baseline" in ynat
+
+
+def test_a_submission_pages_browsers_hold_a_sample_and_its_downloads_every_item(
+    board, tmp_path, monkeypatch
+):
+    """However large the dev set, a page's item browsers hold `PAGE_ITEMS` items together,
+    shared by its tasks, with a line saying how many of how many; every item is in the task's
+    downloads beside the page, the same bytes from one build to the next, with no path of the
+    machine."""
+    monkeypatch.setattr(submission_pages, "PAGE_ITEMS", 50)
+    out = tmp_path / "out"
+    args = (board, [], [], out, CHECKOUT / "submissions", tmp_path / "no-data")
+    submission_pages.write_submission_pages(*args)
+    (majority,) = [entry for entry in board if entry.slug == "majority-baseline"]
+    page = (out / "submissions" / "majority-baseline.md").read_text(encoding="utf-8")
+    each = 50 // len(majority.record.tasks)
+    for name, scores in majority.record.tasks.items():
+        folder = CHECKOUT / "submissions" / "majority-baseline"
+        total = sum(1 for _ in prediction_lines(folder / scores.predictions_file))
+        assert total > each
+        section = page.split(f'id="items-{name}"')[1].split("### ")[0]
+        assert len(set(re.findall(r'id=\\?"(item-[^"\\]+)', section))) == each
+        assert f"The table holds {each:,} of the {total:,} items, spread over the dev set." in page
+        assert f"{{download}}`CSV <majority-baseline/{name}.items.csv>`" in page
+        csv = out / "submissions" / "majority-baseline" / f"{name}.items.csv"
+        jsonl = csv.with_suffix(".jsonl")
+        assert len(pd.read_csv(csv)) == total and len(jsonl.read_text().splitlines()) == total
+        for download in (csv, jsonl):
+            assert str(tmp_path) not in download.read_text() and "/work" not in download.read_text()
+    before = {p: p.read_bytes() for p in (out / "submissions").rglob("*") if p.is_file()}
+    submission_pages.write_submission_pages(*args)
+    assert {p: p.read_bytes() for p in (out / "submissions").rglob("*") if p.is_file()} == before
+
+
+def test_a_browser_of_scored_items_holds_the_wrong_ones_first():
+    correct = [True, False, True, False, None, False, True, True, False, True]
+    frame = pd.DataFrame({"guid": [f"g{i}" for i in range(10)], "correct": correct})
+    shown, said = submission_pages.items_shown(frame, 3)  # 3 of the 4 wrong, spread
+    assert list(shown["guid"]) == ["g1", "g3", "g5"]  # g8 left out
+    assert (
+        said
+        == "The table holds 3 of the 10 items: 3 of the 4 it gets wrong, spread over the dev set."
+    )
+    shown, said = submission_pages.items_shown(frame, 6)  # every wrong one, then the others
+    assert list(shown["guid"]) == ["g0", "g1", "g3", "g5", "g6", "g8"]
+    assert "every one of the 4 it gets wrong, then 2 of the others" in said
+    shown, said = submission_pages.items_shown(frame, 10)
+    assert len(shown) == 10 and said == "The table holds all 10 items."
+    shown, _ = submission_pages.items_shown(frame.drop(columns="correct"), 5)  # no gold here
+    assert list(shown["guid"]) == ["g0", "g2", "g4", "g6", "g8"]

@@ -87,7 +87,7 @@ def test_every_template_renders_a_value_as_text():
 def test_a_json_block_cannot_be_closed_by_what_it_holds():
     view = templating.parts("side_by_side.html").view
     data = {"texts": ["</script><script>alert(1)</script>", "참 & 'b'"]}
-    shown = str(view("s", "x.js", data, "", "A", "B", "", "", ""))
+    shown = str(view("s", "x.js", data, "", "A", "B", "", "", "", ""))
     block = shown.split('<script type="application/json" id="s-data">')[1].split("</script>")[0]
     assert "<" not in block and "참" in block
 

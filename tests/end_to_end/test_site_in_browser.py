@@ -141,8 +141,9 @@ def test_the_results_page_shows_one_klue_table_with_every_metric_column(site, ba
     plain_sections = page.locator("#klue-table_fallback tr.section").all_text_contents()
     assert table.locator("tbody tr.dtrg-start").all_text_contents() == plain_sections
     assert "No paper-profile run yet" in table.locator("tbody th.model.empty").inner_text()
-    # A model's name reads on one line; a cell's parts are apart in its text.
-    names = table.locator("tbody th.model > :first-child")
+    # A model's name reads on one line (a submission's is free text, wrapped within its cell:
+    # test_submissions_in_browser); a cell's parts are apart in its text.
+    names = table.locator("tbody tr:not(.submitted) th.model > :first-child")
     assert names.evaluate_all("l => l.every(e => e.getClientRects().length === 1)")
     # A published or dev-reference row's head reads on two lines: its name, then its facts
     # with the paper link.
@@ -326,6 +327,7 @@ def test_each_kind_of_page_reads_on_a_laptop_and_a_phone_light_and_dark(site, ba
     benchmarks/screenshots.py, in the artifacts folder (KLUEBOOK_TEST_ARTIFACTS names another)."""
     pages = page_weight.page_kinds(site)
     assert {"results", "task page", "run page", "front page", "status", "errata"} <= set(pages)
+    assert "submission page majority-baseline" in pages  # the heaviest page of the book
     problems = []
     for kind, path in pages.items():
         for viewport in (LAPTOP, NARROW):
@@ -842,6 +844,23 @@ def test_a_run_page_loads_under_its_weight_budget(site, base_url, browser):
     """A run page with its item browser (#38 allows 1.5 MB)."""
     url = base_url + run_page(site).relative_to(site).as_posix()
     assert own_bytes(browser, url, "table#items.dataTable") < PAGE_BUDGET
+
+
+def test_the_pages_that_grow_with_the_dev_sets_load_under_the_weight_budget(
+    site, base_url, browser
+):
+    """Each submission's page (an item browser per task, of dev sets as large as they come)
+    and each task page with a side-by-side view (submissions on the whole dev file among its
+    views where the dev files are here) stay within the budget of a page with an item browser."""
+    generated = site / "book" / "_generated"
+    pages = {p: "table.dataTable" for p in sorted((generated / "submissions").glob("*.html"))}
+    assert len(pages) == 3  # the book's three baselines
+    for task in sorted((generated / "tasks").glob("*.html")):
+        if page_weight.SIDE_BY_SIDE in task.read_text(encoding="utf-8"):
+            pages[task] = ".kluebook-side-by-side table.dataTable"
+    assert len(pages) > 3
+    for path, ready in pages.items():
+        assert own_bytes(browser, base_url + path.relative_to(site).as_posix(), ready) < PAGE_BUDGET
 
 
 def open_control_findings(browser, url: str, button: str) -> list[dict]:

@@ -22,6 +22,7 @@ column (the items' keys), `page` is the docname of the page the table is on.
 
 import posixpath
 import re
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,21 @@ LENGTHS = [10, 25, 100, 500]
 ADDRESS_SCRIPT = "_static/kluebook-items.js"
 # The browser's HTML: its cells and its frame.
 TEMPLATE = "item_browser.html"
+
+
+def spread(positions: Sequence[int], count: int) -> list[int]:
+    """`count` of `positions` spread evenly over them, in their order (all where there are no
+    more): a sample that is the same from one build to the next."""
+    if len(positions) <= count:
+        return list(positions)
+    return [positions[i * len(positions) // count] for i in range(max(count, 0))]
+
+
+def items_first(first: Sequence[int], rest: Sequence[int], count: int) -> list[int]:
+    """At most `count` item positions, in order: the `first` ones (those that matter; spread
+    evenly over them where there are more), then in the room left a sample of the `rest`."""
+    chosen = spread(first, count)
+    return sorted(chosen + spread(rest, count - len(chosen)))
 
 
 def item_anchor(key: str) -> str:

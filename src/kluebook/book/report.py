@@ -21,7 +21,7 @@ from kluebook.book.run_index import write_run_index
 from kluebook.book.run_pages import render_page
 from kluebook.book.status_page import render_status
 from kluebook.book.submission_pages import write_submission_pages
-from kluebook.book.submitted import submitted_rows
+from kluebook.book.submitted import SubmittedRow, submitted_rows
 from kluebook.common.json_files import write_text_if_changed
 from kluebook.common.paths import GENERATED, KLUE_DATA, RESULTS, ROOT, SUBMISSIONS
 from kluebook.recording.records import RecordsFound, RunRecord, read_records
@@ -38,14 +38,15 @@ def write_report(
     results: Path = RESULTS,
     loaded: RecordsFound | None = None,
     board: list[BoardEntry] = (),
+    submitted: list[SubmittedRow] | None = None,
 ) -> list[Path]:
     """Write the results page body, its figures and downloads, the submission pages of `board`
-    (its entries) and the status page (from `loaded` records when
-    given, else from the records under `results`)."""
+    (its entries; `submitted`: their rows, made here when not given) and the status page (from
+    `loaded` records when given, else from the records under `results`)."""
     records, unreadable = read_records(results) if loaded is None else loaded
     rows = reproduced_rows(records)
     published = published_rows(published_scores())
-    submitted = submitted_rows(board)
+    submitted = submitted_rows(board) if submitted is None else submitted
     frame, data = downloads(records, ROOT, submitted)
     texts = {
         out_dir / "results.md": render(records, ROOT, submitted),
@@ -69,7 +70,7 @@ def write_report(
             result_figures.sensitivity_figure(task, found, path)
             paths.append(path)
     paths += write_model_index(rows, out_dir / "model-index", submitted)
-    paths += write_submission_pages(board, rows, records, out_dir)
+    paths += write_submission_pages(board, rows, records, out_dir, submitted=submitted)
     return paths
 
 
@@ -93,13 +94,14 @@ def write_generated(
     (`board`, else loaded: the submissions rescored where their inputs changed, their records
     written among the paths returned): the run pages and their index (`run_index`), the
     results and status pages (`write_report`), then the registry pages, task pages and
-    contents (`write_pages`)."""
+    contents (`write_pages`); the submitted rows are made once, for all of them."""
     loaded = read_records(results)
     board = load_board(SUBMISSIONS, KLUE_DATA) if board is None else board
+    submitted = submitted_rows(board.entries)
     run_pages = [*write_run_pages(loaded.records), write_run_index(loaded.records, out_dir)]
     return [
         *board.written,
         *run_pages,
-        *write_report(out_dir, results, loaded, board.entries),
-        *write_pages(out_dir, loaded.records, submitted_rows(board.entries)),
+        *write_report(out_dir, results, loaded, board.entries, submitted),
+        *write_pages(out_dir, loaded.records, submitted, board.entries),
     ]

@@ -9,31 +9,39 @@ once, runs pointing at them). `_static/kluebook-side-by-side.js` turns the two r
 the counts and the list of their disagreements (or of the items both get wrong), and keeps the
 pick in the address (`#<section id>=<a>,<b>`, run numbers from 1, then `,both-wrong` for that
 list) so a pair can be shared as a link. Without JavaScript the section shows the first pair's
-counts and its whole list as plain tables, and the 2x2 table of every pair. Its HTML is the
+counts and its list as plain tables, and the 2x2 table of every pair. Its HTML is the
 template `side_by_side.html` (`templating`; the JSON block through Jinja2's `tojson`).
 
-A submission (`submissions/<slug>/`) with a predictions file of the task is offered beside the
-runs whose dev records are the ones its dev file holds (else beside the submissions scored
-against the same file), named by its model's name (as text) and marked submitted; its file is
-read through the submissions' streaming reader, within their size limits. Where its dev file is
-not in the data folder (offline, without `kluebook data fetch`), it is left out, and the
-section says how many were."""
+However large the dev set, the page stays within the book's weight budget: the JSON block holds
+every pair's 2x2 counts, but of each pair's list (the items on which they disagree, the items
+both get wrong) at most `LIST_ITEMS` shared by the view's pairs, spread over the dev set, and a
+line says how many of how many the list holds. Every item, with the gold and each run's
+prediction and rightness, is in the view's CSV download (`<section id>.csv` beside the page).
+
+A submission on the board (`kluebook.submissions.board.load_board`'s entries, loaded once per
+build) with predictions of the task is offered beside the runs whose dev records are the ones its
+dev file holds (else beside the submissions scored against the same file), named by its model's
+name (as text) and marked submitted; its file is read through the submissions' streaming reader,
+within their size limits. Where its dev file is not in the data folder (offline, without
+`kluebook data fetch`), it is left out, and the section says how many were."""
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 from markupsafe import Markup
 
 from kluebook.book import myst
-from kluebook.book.item_browser import item_anchor
+from kluebook.book.item_browser import item_anchor, spread
 from kluebook.book.table_assets import datatable
 from kluebook.book.templating import parts
 from kluebook.common.errors import KluebookError
-from kluebook.common.json_files import read_jsonl
+from kluebook.common.json_files import read_jsonl, write_text_if_changed
 from kluebook.common.paths import KLUE_DATA, ROOT
 from kluebook.recording.records import RunRecord
 from kluebook.results.aggregation import run_configuration
@@ -49,9 +57,9 @@ from kluebook.results.links import ITEMS_ANCHOR, href, run_page
 from kluebook.results.pooling import code_today, configuration_key, pooled
 from kluebook.scoring.predictions import index_predictions
 from kluebook.scoring.switches import NO_SWITCHES
-from kluebook.submissions.check import gold_file, predictions_files
-from kluebook.submissions.files import SLUG, prediction_lines, submission_entries
-from kluebook.submissions.schema import METADATA, read_submission
+from kluebook.submissions.board import BoardEntry
+from kluebook.submissions.check import gold_file
+from kluebook.submissions.files import prediction_lines
 from kluebook.tasks import Task, task_module
 from kluebook.training.recipes import record_switches
 
@@ -65,6 +73,10 @@ ITEMS_OPTIONS = {"classes": ["klue-table", "disagreements"], "pageLength": 25, "
 ITEMS_HEAD = ("Item", "Right", "Gold", "A predicted", "B predicted")
 # What the list may hold (its select's options; the first is shown without JavaScript).
 SHOWN_ITEMS = (("disagree", "on which they disagree"), ("both-wrong", "both get wrong"))
+# The items of each kind a view's data hold for its pairs together (each pair at least
+# `PAIR_ITEMS`), spread over the dev set; the download holds every item.
+LIST_ITEMS = 500
+PAIR_ITEMS = 25
 
 
 @dataclass(frozen=True)
@@ -145,41 +157,31 @@ def _run_candidate(task: Task, run: RunRecord, stale: str, root: Path) -> Candid
 
 
 def submitted_files(
-    task: Task, folder: Path, data_dir: Path
+    task: Task, board: Sequence[BoardEntry], folder: Path, data_dir: Path
 ) -> tuple[list[tuple[Candidate, Path]], int]:
-    """The submissions in `folder` with a predictions file of `task`, each as the view offers
-    it with the dev file it is scored against, and how many are left out because that file is
-    not in `data_dir`. A folder that is no readable submission (its slug, its metadata) is not
-    offered."""
-    found, absent = [], 0
-    if not folder.is_dir():
-        return found, absent
-    for entry in sorted(folder.iterdir()):
-        if not SLUG.fullmatch(entry.name):
-            continue  # `_derived`, and anything that is no submission
-        files, problems = submission_entries(entry)
-        chosen, _ = predictions_files(files)
-        if problems or task.name not in chosen or (entry / METADATA) not in files:
-            continue
-        submission, _ = read_submission(entry / METADATA)
-        if submission is None:
-            continue
-        try:
-            gold = gold_file(task, data_dir)
-        except KluebookError:
-            absent += 1
-            continue
-        path = chosen[task.name]
+    """The submissions of `board` with predictions of `task` (their files in `folder/<slug>`),
+    each as the view offers it with the dev file it is scored against, and how many are left out
+    because that file is not in `data_dir`."""
+    mine = [entry for entry in board if task.name in entry.record.tasks]
+    if not mine:
+        return [], 0
+    try:
+        gold = gold_file(task, data_dir)
+    except KluebookError:
+        return [], len(mine)
+    found = []
+    for entry in mine:
+        path = folder / entry.slug / entry.record.tasks[task.name].predictions_file
         candidate = Candidate(
-            f"{submission.model} ({SUBMITTED})",
+            f"{entry.submission.model} ({SUBMITTED})",
             None,
-            (SUBMITTED, entry.name),
+            (SUBMITTED, entry.slug),
             lambda path=path: [row for _, row in prediction_lines(path)],
             NO_SWITCHES,
             submitted=True,
         )
         found.append((candidate, gold.path))
-    return found, absent
+    return found, 0
 
 
 def _default_pair(configurations: list[tuple], items: DevSetAgreement) -> tuple[int, int]:
@@ -217,12 +219,16 @@ def dev_set_view(task: Task, dev_set: DevSet, section: str) -> tuple[DevSetRuns 
 
 
 def dev_sets(
-    task: Task, records: list[RunRecord], root: Path, data_dir: Path
+    task: Task,
+    records: list[RunRecord],
+    board: Sequence[BoardEntry],
+    root: Path,
+    data_dir: Path,
 ) -> tuple[list[DevSet], int, int]:
-    """The dev sets the view may offer, each with its runs and submissions; how many runs are
-    left out because their dev set cannot be read here, and how many submissions because their
-    dev file is not in the data folder."""
-    submitted, absent = submitted_files(task, root / SUBMISSIONS, data_dir)
+    """The dev sets the view may offer, each with its runs and the submissions of `board`; how
+    many runs are left out because their dev set cannot be read here, and how many submissions
+    because their dev file is not in the data folder."""
+    submitted, absent = submitted_files(task, board, root / SUBMISSIONS, data_dir)
     found, left_out = [], 0
     for runs in offered_runs(task, records):
         if len(runs) < 2 and not submitted:
@@ -266,8 +272,39 @@ def counts_text(counts: Agreement) -> str:
     )
 
 
+def both_wrong(items: DevSetAgreement, a: int, b: int) -> list[int]:
+    """The items (indexes) runs `a` and `b` both get wrong."""
+    return np.flatnonzero(~items.right[a] & ~items.right[b]).tolist()
+
+
+def stored_items(view: DevSetRuns) -> list[int]:
+    """The items (indexes, in order) the view's data hold: of every pair, those on which they
+    disagree and those both get wrong, of each at most `LIST_ITEMS` shared by the pairs (at
+    least `PAIR_ITEMS`), spread over the dev set. Short of the caps, every item some run gets
+    wrong."""
+    pairs = list(combinations(range(len(view.runs)), 2))
+    count = max(LIST_ITEMS // len(pairs), PAIR_ITEMS)
+    kept: set[int] = set()
+    for a, b in pairs:
+        kept.update(spread(view.items.disagreements(a, b), count))
+        kept.update(spread(both_wrong(view.items, a, b), count))
+    return sorted(kept)
+
+
+def shown_text(listed: int, found: int, words: str) -> str:
+    """How many of a pair's items of a kind (`words`) its list holds, in words (the script
+    writes the same)."""
+    if listed == found:
+        return f"The list holds all {found} items {words}."
+    return (
+        f"The list holds {listed} of the {found} items {words}, spread over the dev set; every "
+        "item is in the download below the view."
+    )
+
+
 def view_data(view: DevSetRuns, page: str) -> dict:
-    """What the script needs, compactly: the runs, the items some run gets wrong (key, anchor,
+    """What the script needs, compactly: the runs, every pair's 2x2 counts (`pairs`: a, b, both
+    right, only a, only b, neither), the items the lists may hold (`stored_items`: key, anchor,
     gold), each run's rightness on them ("1"/"0" per item) and predictions, texts stored once
     (`texts`, referred to by their index)."""
     items = view.items
@@ -276,7 +313,11 @@ def view_data(view: DevSetRuns, page: str) -> dict:
     def text(value: str) -> int:
         return texts.setdefault(value, len(texts))
 
-    shown = [i for i in range(len(items.keys)) if not all(r[i] for r in items.right)]
+    shown = stored_items(view)
+    pairs = []
+    for a, b in combinations(range(len(view.runs)), 2):
+        counts = items.counts(a, b)
+        pairs.append([a, b, counts.both, counts.only_a, counts.only_b, counts.neither])
     rows = []
     for i in shown:
         key = key_text(items.keys[i])
@@ -290,7 +331,13 @@ def view_data(view: DevSetRuns, page: str) -> dict:
         }
         for n, run in enumerate(view.runs)
     ]
-    return {"total": len(items.keys), "items": rows, "runs": runs, "texts": list(texts)}
+    return {
+        "total": len(items.keys),
+        "pairs": pairs,
+        "items": rows,
+        "runs": runs,
+        "texts": list(texts),
+    }
 
 
 def _option_texts(view: DevSetRuns) -> list[str]:
@@ -306,13 +353,13 @@ def _option_texts(view: DevSetRuns) -> list[str]:
     return texts
 
 
-def disagreements_table(view: DevSetRuns, page: str) -> Markup:
-    """The default pair's disagreements, an interactive table (plain without JavaScript); an
-    item's key links to its row in the item browser of A's page."""
+def disagreements_table(view: DevSetRuns, page: str, stored: list[int]) -> Markup:
+    """The default pair's disagreements among the `stored` items, an interactive table (plain
+    without JavaScript); an item's key links to its row in the item browser of A's page."""
     a, b = view.default
     items = view.items
     rows = []
-    for i in items.disagreements(a, b):
+    for i in sorted(set(items.disagreements(a, b)) & set(stored)):
         key = key_text(items.keys[i])
         rows.append(
             (
@@ -338,6 +385,8 @@ def view_html(view: DevSetRuns, page: str) -> str:
         + html.shown_items(view.section, SHOWN_ITEMS)
     )
     counts = view.items.counts(a, b)
+    stored = stored_items(view)
+    listed = len(set(view.items.disagreements(a, b)) & set(stored))
     every_pair = [
         (_run_link(view.runs[x], page), _run_link(view.runs[y], page), view.items.counts(x, y))
         for x, y in combinations(range(len(view.runs)), 2)
@@ -350,10 +399,22 @@ def view_html(view: DevSetRuns, page: str) -> str:
         _run_link(view.runs[a], page),
         _run_link(view.runs[b], page),
         html.counts_table(counts, counts_text(counts)),
-        disagreements_table(view, page),
+        shown_text(listed, counts.only_a + counts.only_b, SHOWN_ITEMS[0][1]),
+        disagreements_table(view, page, stored),
         html.every_pair_table(every_pair),
     )
     return str(shown)  # into the task page's Markdown
+
+
+def items_csv(view: DevSetRuns) -> str:
+    """Every item of a view: its key, its gold, and each run's prediction and whether it is
+    right (runs numbered from 1, as in the pickers), as CSV."""
+    items = view.items
+    columns = {"item": [key_text(k) for k in items.keys], "gold": items.gold}
+    for n, (predicted, right) in enumerate(zip(items.predicted, items.right, strict=True), 1):
+        columns[f"run {n} predicted"] = predicted
+        columns[f"run {n} right"] = np.where(right, "yes", "no")
+    return pd.DataFrame(columns).to_csv(index=False)
 
 
 def _counted(offered: list[OfferedRun]) -> str:
@@ -389,12 +450,14 @@ def side_by_side(
     page: str,
     root: Path = ROOT,
     data_dir: Path | None = None,
+    board: Sequence[BoardEntry] = (),
 ) -> str:
     """The section of a task page (Markdown with HTML blocks); "" when no dev set has two
-    runs or submissions that can be read here. Submissions are those under `root`'s
-    `submissions/`, scored against the dev files in `data_dir` (default: the data folder)."""
+    runs or submissions that can be read here. The submissions are the entries of `board`,
+    their files under `root`'s `submissions/`, scored against the dev files in `data_dir`
+    (default: the data folder)."""
     views = []
-    found, left_out, absent = dev_sets(task, records, root, data_dir or KLUE_DATA)
+    found, left_out, absent = dev_sets(task, records, board, root, data_dir or KLUE_DATA)
     for number, dev_set in enumerate(found, start=1):
         view, skipped = dev_set_view(task, dev_set, f"side-by-side-{task.name}-{number}")
         left_out += skipped
@@ -406,10 +469,12 @@ def side_by_side(
         f"(side-by-side-{task.name})=\n## Side by side\n",
         "Pick two runs or submissions of this task on the same dev items, A and B: the counts "
         "are the 2x2 table `kluebook compare` prints for their predictions files, and the list "
-        "holds every item on which one is right and the other wrong, with the gold and both "
+        "holds the items on which one is right and the other wrong, with the gold and both "
         "predictions (an item's key opens it in A's item browser); the Items list can show "
-        "instead the items both get wrong. The address keeps the pick, so a pair and its list "
-        "can be shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
+        "instead the items both get wrong. Where there are many, the list holds a sample "
+        "spread over the dev set, as the line above it says, and the CSV download below the "
+        "view holds every item. The address keeps the pick, so a pair and its list can be "
+        "shared as a link. An item is a gold record, paired as `kluebook compare` pairs "
         "them for its paired test, and it is right when it counts as right in every metric "
         "that counts items (all its gold keys right for accuracy, EM or JGA; nothing missed "
         "and nothing extra for an F1). The runs offered are those the results table pools "
@@ -421,4 +486,11 @@ def side_by_side(
         if len(views) > 1:
             text.append(f"### {_counted(view.runs)} on {myst.text(view.dev_items)}\n")
         text.append(view_html(view, page) + "\n")
+        download = f"{view.section}.csv"
+        write_text_if_changed(root / posixpath.dirname(page) / download, items_csv(view))
+        text.append(
+            f"Every one of the {len(view.items.keys)} items, with the gold and each run's "
+            "prediction and whether it is right (runs numbered as in the pickers): "
+            f"{{download}}`CSV <{download}>`.\n"
+        )
     return "\n".join(text)

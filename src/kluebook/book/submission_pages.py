@@ -4,14 +4,24 @@ with their intervals, the checksums of the predictions and gold they were derive
 comparison with the strongest released-checkpoint run of each task the book has, and the item
 browser of its predictions (with their gold where the official dev file is here).
 
+The item browsers of a page hold at most `PAGE_ITEMS` items together, shared by its tasks: of
+each task its wrong items first, then a sample of the others spread over the dev set, and a line
+says how many of how many; every item is in the task's downloads beside the page
+(`submissions/<slug>/<task>.items.csv` and `.jsonl`), so the page stays within the book's
+weight budget however large the dev set.
+
 Everything a submission carries is untrusted: it reaches the page as text, through the templates
 (`submission_page.html`, `item_browser.html`, autoescaped) or `myst.text`."""
 
 import re
+import shutil
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from kluebook.book import myst
-from kluebook.book.item_browser import browser_html
+from kluebook.book.item_browser import browser_html, items_first, spread
 from kluebook.book.klue_table import short_name
 from kluebook.book.submitted import SubmittedRow, parameters_shown, submitted_rows
 from kluebook.book.templating import parts
@@ -21,7 +31,7 @@ from kluebook.common.paths import GENERATED, KLUE_DATA, ROOT, SUBMISSIONS
 from kluebook.recording.records import RunRecord
 from kluebook.results import compare
 from kluebook.results.aggregation import Row
-from kluebook.results.items import items_frame
+from kluebook.results.items import items_frame, jsonl_text
 from kluebook.results.links import ERRATA_PAGE, RESULTS_PAGE, href
 from kluebook.results.uncertainty import interval_text
 from kluebook.submissions.board import BoardEntry
@@ -31,6 +41,10 @@ from kluebook.submissions.files import prediction_lines
 from kluebook.tasks import Task, all_tasks, task_module
 
 TEMPLATE = "submission_page.html"
+# The items a page's item browsers hold together, shared evenly by its tasks.
+PAGE_ITEMS = 500
+# A task's downloads: every item, by the end of the file's name.
+DOWNLOADS = {"items.csv": "CSV", "items.jsonl": "JSON Lines"}
 
 
 def _number(value: float | None) -> str:
@@ -132,6 +146,43 @@ def _gold(task: Task, scores: TaskScores, data_dir: Path) -> tuple[list[dict], s
     return task_module(task).read_official(gold.path), ""
 
 
+def items_shown(frame: pd.DataFrame, count: int) -> tuple[pd.DataFrame, str]:
+    """At most `count` of a task's items (`frame`): its wrong items first, then a sample of the
+    others, spread over the dev set; and the sentence saying which the table holds."""
+    total = len(frame)
+    if total <= count:
+        return frame, f"The table holds all {total:,} items."
+    if "correct" not in frame:  # no gold here
+        chosen = spread(range(total), count)
+        said = f"The table holds {count:,} of the {total:,} items, spread over the dev set."
+        return frame.iloc[chosen], said
+    wrong = frame["correct"].eq(False).to_numpy()
+    first, rest = np.flatnonzero(wrong).tolist(), np.flatnonzero(~wrong).tolist()
+    chosen = items_first(first, rest, count)
+    if len(first) >= count:
+        said = (
+            f"The table holds {count:,} of the {total:,} items: {count:,} of the {len(first):,} "
+            "it gets wrong, spread over the dev set."
+        )
+    else:
+        said = (
+            f"The table holds {count:,} of the {total:,} items: every one of the "
+            f"{len(first):,} it gets wrong, then {count - len(first):,} of the others, spread "
+            "over the dev set."
+        )
+    return frame.iloc[chosen], said
+
+
+def write_downloads(frame: pd.DataFrame, folder: Path, task: Task) -> dict[str, Path]:
+    """Write every item of a task (`frame`) into `folder`, as CSV and JSON Lines (a file that
+    holds them already is left as it is); return their paths by format."""
+    texts = {"items.csv": frame.to_csv(index=False), "items.jsonl": jsonl_text(frame)}
+    paths = {name: folder / f"{task.name}.{name}" for name in DOWNLOADS}
+    for name, text in texts.items():
+        write_text_if_changed(paths[name], text)
+    return paths
+
+
 def _raw(html: str) -> str:
     """HTML as a MyST raw block, fenced by more backticks than any run inside it."""
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", html)), default=0) + 1)
@@ -162,8 +213,11 @@ def page_markdown(
     rows: list[Row],
     records: list[RunRecord],
     data_dir: Path = KLUE_DATA,
+    *,
+    out_dir: Path,
 ) -> str:
-    """The page of one submission (`folder`: its files)."""
+    """The page of one submission (`folder`: its files), its downloads written beside it, under
+    `out_dir/submissions/<slug>/`."""
     html, tasks = parts(TEMPLATE), all_tasks()
     page = row.page
     mine = [(tasks[name], scores) for name, scores in record.tasks.items() if name in tasks]
@@ -186,6 +240,7 @@ def page_markdown(
         str(html.checksums([(short_name(t), s) for t, s in mine], "Inputs of each number")) + "\n",
     ]
     comparisons, browsers = [], []
+    count = PAGE_ITEMS // max(len(mine), 1)
     for task, scores in mine:
         predictions = [line for _, line in prediction_lines(folder / scores.predictions_file)]
         comparisons += [
@@ -196,11 +251,21 @@ def page_markdown(
         ]
         gold, missing = _gold(task, scores, data_dir)
         frame = items_frame(task, predictions, gold)
-        caption = f"The {len(frame):,} {short_name(task)} predictions of this submission"
+        paths = write_downloads(frame, out_dir / "submissions" / record.slug, task)
+        links = " · ".join(
+            f"{{download}}`{DOWNLOADS[name]} <{record.slug}/{path.name}>`"
+            for name, path in paths.items()
+        )
+        shown, said = items_shown(frame, count)
+        caption = (
+            f"{len(shown):,} of the {len(frame):,} {short_name(task)} predictions of this "
+            "submission"
+        )
         browsers += [
             f"### {short_name(task)} predictions\n",
-            (missing or "Each item's text, gold, prediction and whether it is right.") + "\n",
-            _raw(browser_html(frame, f"items-{task.name}", page, caption)),
+            (missing or "Each item's text, gold, prediction and whether it is right.")
+            + f" {said} Every item: {links}.\n",
+            _raw(browser_html(shown, f"items-{task.name}", page, caption)),
         ]
     text += ["## Paired comparison with a released checkpoint\n", *comparisons]
     text += ["## Items\n", *browsers]
@@ -214,19 +279,32 @@ def write_submission_pages(
     out_dir: Path = GENERATED,
     folder: Path = SUBMISSIONS,
     data_dir: Path = KLUE_DATA,
+    submitted: list[SubmittedRow] | None = None,
 ) -> list[Path]:
-    """Write the page of every submission of `board` (its files in `folder/<slug>`); a page of
-    a submission no longer on the board is removed."""
+    """Write the page of every submission of `board` (its files in `folder/<slug>`; `submitted`:
+    its rows, made here when not given); a page of a submission no longer on the board is
+    removed."""
     entries = {entry.slug: entry for entry in board}
     pages = {}
-    for row in submitted_rows(board):
+    for row in submitted_rows(board) if submitted is None else submitted:
         path = out_dir / "submissions" / f"{row.source}.md"
         entry = entries[row.source]
         pages[path] = page_markdown(
-            row, entry.record, entry.state, folder / row.source, rows, records, data_dir
+            row,
+            entry.record,
+            entry.state,
+            folder / row.source,
+            rows,
+            records,
+            data_dir,
+            out_dir=out_dir,
         )
-    for old in (out_dir / "submissions").glob("*.md"):
-        if old not in pages:
+    for old in (out_dir / "submissions").glob("*"):
+        if old.with_suffix(".md") in pages:  # a page, or its downloads' folder
+            continue
+        if old.is_dir():
+            shutil.rmtree(old)
+        else:
             old.unlink()
     for path, text in pages.items():
         write_text_if_changed(path, text)
