@@ -207,8 +207,9 @@ def test_a_large_view_lists_a_sample_says_so_and_offers_every_item(
 
 def test_many_runs_keep_the_view_data_within_its_item_cap():
     """With 51 runs (1275 pairs, past `STORED_ITEMS`) that get other items wrong, the data hold
-    at least one item of each kind per pair but no more (not every wrong item); with few pairs
-    each still holds its share of `LIST_ITEMS`, more than `PAIR_ITEMS`, of each kind."""
+    at least one item of each kind per pair but no more (not every wrong item), each pair's
+    from a place of its own, so together they spread over the dev set; with few pairs each
+    still holds its share of `LIST_ITEMS`, more than `PAIR_ITEMS`, of each kind."""
     from itertools import combinations
 
     from kluebook.book.side_by_side import (
@@ -238,6 +239,7 @@ def test_many_runs_keep_the_view_data_within_its_item_cap():
     pairs = list(combinations(range(51), 2))
     assert 2 * PAIR_ITEMS * len(pairs) > STORED_ITEMS  # the floor of each pair gives way
     assert len(kept) <= 2 * len(pairs) < len(wrong)
+    assert len(kept) > len(pairs) and max(kept) > size * 9 // 10  # spread over the dev set
     for a, b in pairs:  # every pair keeps items of its own of each kind
         assert set(kept) & set(many.items.disagreements(a, b))
         assert set(kept) & set(np.flatnonzero(~many.items.right[a] & ~many.items.right[b]))

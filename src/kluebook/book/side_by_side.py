@@ -287,14 +287,16 @@ def stored_items(view: DevSetRuns) -> list[int]:
     """The items (indexes, in order) the view's data hold: of every pair, those on which they
     disagree and those both get wrong, of each at most `LIST_ITEMS` shared by the pairs (at
     least `PAIR_ITEMS`, or as many as keep them all within `STORED_ITEMS`, or one), spread over
-    the dev set. Short of the caps, every item some run gets wrong."""
+    the dev set (where fewer than `PAIR_ITEMS`, each pair's from a place of its own, so that
+    together they still spread over it). Short of the caps, every item some run gets wrong."""
     pairs = list(combinations(range(len(view.runs)), 2))
     floor = min(PAIR_ITEMS, STORED_ITEMS // (2 * len(pairs)))  # the pairs grow quadratically
     count = max(LIST_ITEMS // len(pairs), floor, 1)
     kept: set[int] = set()
-    for a, b in pairs:
-        kept.update(spread(view.items.disagreements(a, b), count))
-        kept.update(spread(both_wrong(view.items, a, b), count))
+    for number, (a, b) in enumerate(pairs):
+        for found in (view.items.disagreements(a, b), both_wrong(view.items, a, b)):
+            start = number * len(found) // len(pairs) if count < PAIR_ITEMS else 0
+            kept.update(spread(found[start:] + found[:start], count))
     return sorted(kept)
 
 
