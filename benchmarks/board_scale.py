@@ -18,8 +18,10 @@ submission; `score` loads the board (`kluebook.submissions.board.load_board`: ch
 rescores what changed, writing the records); `render` writes the book's generated pages
 (`kluebook report`'s `write_generated`) in a scratch book root holding the board. Then one
 submission is added and the three steps run again (check on the new one only): the board must
-rescore that one only. A last `score` on the unchanged board must rescore none. `idle` is an
-interpreter that only imports the board's code, for the memory every step starts from.
+rescore that one only. A last `score` on the unchanged board must rescore none, and a last
+`render` draws it again. Each `render` names the largest files it wrote (the generated pages'
+Markdown, before Sphinx), with their sizes. `idle` is an interpreter that only imports the
+board's code, for the memory every step starts from.
 """
 
 import argparse
@@ -36,6 +38,7 @@ from pathlib import Path
 # KLUE v1.1's dev sizes: headlines, sentence pairs, sentence pairs, sentences, sentences.
 DEV_SIZES = {"ynat": 9107, "sts": 519, "nli": 3000, "ner": 5000, "dp": 2000}
 WRONG_EVERY = 7
+LARGEST = 3  # the generated pages a render step names, with their sizes
 
 
 def noisy(rows: list[dict], offset: int) -> list[dict]:
@@ -142,7 +145,12 @@ def run_step(step: str, board: Path, data_dir: Path, slugs: list[str]) -> dict:
     elif step == "render":
         from kluebook.book.report import write_generated
 
-        found = {"pages": len(write_generated())}
+        pages = write_generated()
+        largest = sorted(pages, key=lambda page: page.stat().st_size)[-LARGEST:]
+        found = {
+            "pages": len(pages),
+            "largest": ", ".join(f"{p.name} {p.stat().st_size / 2**20:.2f} MB" for p in largest),
+        }
     elif step == "idle":
         import kluebook.submissions.board  # noqa: F401
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -230,6 +238,8 @@ def main() -> None:
             show("render, one added", step("render", board, data_dir, book, []))
         unchanged = step("score", board, data_dir, book, [])
         show("score, unchanged", unchanged)
+        if not args.no_render:
+            show("render, unchanged", step("render", board, data_dir, book, []))
         print(
             f"rescored: {scored['rescored']} from scratch, {incremental['rescored']} after "
             f"adding one, {unchanged['rescored']} unchanged"

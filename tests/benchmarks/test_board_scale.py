@@ -31,8 +31,11 @@ def test_the_board_benchmark_rescores_only_the_added_submission(tmp_path):
         "score, one added",
         "render, one added",
         "score, unchanged",
+        "render, unchanged",
     ]
     assert "(checked 3, problems 0)" in lines[2]
     assert "(entries 3, rescored 3, tasks_rescored 6, refused 0)" in lines[3]
     assert "(entries 4, rescored 1, tasks_rescored 2, refused 0)" in lines[6]
+    # Each render names the largest pages it wrote, with their sizes.
+    assert re.search(r"\(pages \d+, largest (\S+ \d+\.\d\d MB, ){2}\S+ \d+\.\d\d MB\)$", lines[4])
     assert lines[-1] == "rescored: 3 from scratch, 1 after adding one, 0 unchanged"

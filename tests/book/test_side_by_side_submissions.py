@@ -203,3 +203,46 @@ def test_a_large_view_lists_a_sample_says_so_and_offers_every_item(
     before = download.read_bytes()
     assert side_by_side(task, runs, PAGE, root=tmp_path, data_dir=data_dir, board=board) == page
     assert download.read_bytes() == before
+
+
+def test_many_runs_keep_the_view_data_within_its_item_cap():
+    """With 51 runs (1275 pairs, past `STORED_ITEMS`) that get other items wrong, the data hold
+    at least one item of each kind per pair but no more (not every wrong item), each pair's
+    from a place of its own, so together they spread over the dev set; with few pairs each
+    still holds its share of `LIST_ITEMS`, more than `PAIR_ITEMS`, of each kind."""
+    from itertools import combinations
+
+    from kluebook.book.side_by_side import (
+        LIST_ITEMS,
+        PAIR_ITEMS,
+        STORED_ITEMS,
+        DevSetRuns,
+        OfferedRun,
+        stored_items,
+    )
+    from kluebook.results.agreement import DevSetAgreement
+
+    rng = np.random.default_rng(0)
+    size = 9000
+
+    def view(runs: int) -> DevSetRuns:
+        right = [rng.random(size) > 0.15 for _ in range(runs)]
+        items = DevSetAgreement(
+            [str(i) for i in range(size)], ["g"] * size, [["p"] * size] * runs, right
+        )
+        offered = [OfferedRun(f"run {n}", None) for n in range(runs)]
+        return DevSetRuns("s", "every dev item", offered, items, (0, 1))
+
+    many = view(51)
+    kept = stored_items(many)
+    wrong = set(np.flatnonzero(~np.logical_and.reduce(many.items.right)).tolist())
+    pairs = list(combinations(range(51), 2))
+    assert 2 * PAIR_ITEMS * len(pairs) > STORED_ITEMS  # the floor of each pair gives way
+    assert len(kept) <= 2 * len(pairs) < len(wrong)
+    assert len(kept) > len(pairs) and max(kept) > size * 9 // 10  # spread over the dev set
+    for a, b in pairs:  # every pair keeps items of its own of each kind
+        assert set(kept) & set(many.items.disagreements(a, b))
+        assert set(kept) & set(np.flatnonzero(~many.items.right[a] & ~many.items.right[b]))
+    few = view(3)
+    kept = set(stored_items(few))
+    assert len(set(few.items.disagreements(0, 2)) & kept) >= LIST_ITEMS // 3 > PAIR_ITEMS

@@ -23,19 +23,15 @@ import shutil
 import nbformat
 import pytest
 import yaml
-from conftest import load_script
+from support.chromium import accessibility, chromium, require_chromium, visible, walk
 from support.serving import CountingProxy
 
-from kluebook.common.paths import CHECKOUT
 from kluebook.tasks import card_path, get_task, notebook_path, task_module
 
 pytestmark = pytest.mark.slow
 
 pytest.importorskip("openai", reason="the server backend needs the prompted extra")
 pytest.importorskip("fastapi", reason="transformers serve needs the prompted extra")
-pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra) is not installed")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-accessibility = load_script(CHECKOUT / "benchmarks" / "accessibility.py")
 
 # A legal folder name, a served model's id and a template's file name (no `/`, no `,`).
 FOLDER = '<img src=x onerror=alert(1)> "onmouseover=alert(2) [x](javascript:alert(3))'
@@ -83,8 +79,7 @@ def wild_task(folder):
 @pytest.fixture(scope="module")
 def hostile_book(tmp_path_factory, new_book, kluebook):
     """The html folder of the book of the hostile runs, and its book root."""
-    if CHROMIUM is None:
-        pytest.skip("no Chromium found: install Debian's chromium (.ci/run does)")
+    require_chromium()
     from kluebook.prompting import tiny_causal_lm
     from kluebook.prompting.local_server import TransformersServer
 
@@ -152,36 +147,24 @@ def test_no_name_reaches_a_file_name_or_an_address(hostile_book):
             assert not unsafe, (page, address)
 
 
-def visible(text: str) -> str:
-    return " ".join(text.split())
-
-
 def test_every_page_shows_the_names_as_text_and_runs_no_script_of_theirs(hostile_book):
-    from playwright.sync_api import sync_playwright
-
     site, _ = hostile_book
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
     pages = [p for p in pages if not p.startswith(("_static/", "_sources/"))]
     runs = [p for p in pages if p.startswith("book/runs/")]
     assert len(runs) == 3 and len(pages) > 20, pages
-    dialogs, injected, texts, neighbours = [], {}, {}, {}
-    with accessibility.served(site) as base_url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    neighbours = {}
+    with accessibility.served(site) as base_url, chromium() as browser:
         tab = browser.new_page()
-        opened = []
-        tab.on("dialog", lambda d: (dialogs.append(f"{opened[-1]}: {d.message}"), d.dismiss()))
-        for page in pages:
-            opened.append(page)
-            tab.goto(base_url + page)
-            tab.wait_for_load_state("networkidle")
-            if found := tab.evaluate(INJECTED):
-                injected[page] = found
-            texts[page] = visible(f"{tab.title()} {tab.inner_text('body')}")
+
+        def look(page: str) -> None:
             links = tab.locator(".prev-next-area")
             neighbours[page] = visible(links.inner_text()) if links.count() else ""
-        browser.close()
-    assert dialogs == [], dialogs
-    assert injected == {}, injected
+
+        walked = walk(tab, base_url, pages, INJECTED, look)
+    texts = walked.texts
+    assert walked.dialogs == [], walked.dialogs
+    assert walked.found == {}, walked.found
 
     folder, served, template = visible(FOLDER), visible(SERVED), visible(TEMPLATE)
     # A configuration names its settings with `_` for a space (`RunSpec.config`).

@@ -41,41 +41,25 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 from conftest import load_script
+from support.chromium import accessibility, chromium, require_axe, require_chromium
 
 from kluebook.common.paths import CHECKOUT, ROOT
 from kluebook.tasks import all_tasks
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = next(
-    filter(
-        None,
-        [
-            os.environ.get("KLUEBOOK_CHROMIUM"),
-            shutil.which("chromium"),
-            shutil.which("chromium-browser"),
-        ],
-    ),
-    None,
-)
 ARTIFACTS = Path(os.environ.get("KLUEBOOK_TEST_ARTIFACTS", ROOT / "_build" / "test-artifacts"))
 LAPTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 900}
 NARROW = {"width": 400, "height": 844}
-# benchmarks/accessibility.py: the axe-core audit of a site, the same here as on the command line.
-accessibility = load_script(CHECKOUT / "benchmarks" / "accessibility.py")
 CJK_FONT = re.compile(r"CJK|Nanum|Malgun|Apple SD Gothic|Noto Sans KR|Noto Serif KR|Gulim|Dotum")
 
 
 @pytest.fixture(scope="module")
 def site(request) -> Path:
     """The html folder of a smoke book of two tasks and two seeds (`smoke_site`)."""
-    if CHROMIUM is None:
-        pytest.skip(
-            "no Chromium found: install Debian's chromium and fonts-noto-cjk (.ci/run does)"
-        )
-    pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra) is not installed")
+    require_chromium()
     if os.environ.get("KLUEBOOK_BROWSER_SITE"):  # check a smoke site built already
         return Path(os.environ["KLUEBOOK_BROWSER_SITE"])
     return request.getfixturevalue("smoke_site")  # built only when needed
@@ -90,13 +74,8 @@ def base_url(site):
 
 @pytest.fixture(scope="module")
 def browser(site):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Visit:
@@ -679,8 +658,7 @@ def test_the_cite_page_has_the_full_klue_entry_the_book_and_every_model(site):
 
 def test_no_page_has_a_serious_or_critical_accessibility_finding(site, base_url, browser):
     """axe-core on every kind of page, at 1366 and 400 px, light and dark: WCAG 2.1 AA."""
-    if not accessibility.AXE.exists():
-        pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
+    require_axe()
     tasks = list(all_tasks())
     pages = accessibility.page_kinds(site, tasks)
     assert pages == accessibility.wanted_pages(site, tasks)  # every kind, each task's included
@@ -812,8 +790,7 @@ def test_the_item_browsers_controls_work_with_the_keyboard(site, base_url, brows
 @pytest.mark.parametrize("mode", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [LAPTOP, NARROW], ids=["1366px", "400px"])
 def test_the_item_browser_and_its_filter_controls_pass_axe(site, base_url, browser, viewport, mode):
-    if not accessibility.AXE.exists():
-        pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
+    require_axe()
     url = base_url + run_page(site).relative_to(site).as_posix()
     visit = open_items(browser, url, viewport, mode)
     page = visit.page

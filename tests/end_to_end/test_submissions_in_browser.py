@@ -13,16 +13,13 @@ test_site_in_browser.py does; axe-core from npm for the audit (`npm ci`)."""
 import shutil
 
 import pytest
-from conftest import load_script
 from support import hostile_submission as hostile
+from support.chromium import accessibility, chromium, require_axe, require_chromium, visible, walk
 
 from kluebook.common.paths import CHECKOUT
 
 pytestmark = pytest.mark.slow
 
-pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra) is not installed")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-accessibility = load_script(CHECKOUT / "benchmarks" / "accessibility.py")
 BASELINE = "next-eojeol-baseline"  # a committed baseline (one task: a small page)
 # What the submission would leave on a page if it were read as markup.
 INJECTED = """() => {
@@ -50,15 +47,10 @@ PAGES = {
 }
 
 
-def visible(text: str) -> str:
-    return " ".join(text.split())
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, new_book, kluebook):
     """The html folder of the book of a baseline and the hostile submission."""
-    if CHROMIUM is None:
-        pytest.skip("no Chromium found: install Debian's chromium (.ci/run does)")
+    require_chromium()
     tmp = tmp_path_factory.mktemp("submissions")
     root = new_book(tmp / "book")
     shutil.rmtree(root / "submissions")  # one baseline beside the hostile submission
@@ -75,21 +67,11 @@ def site(tmp_path_factory, new_book, kluebook):
 
 
 def test_every_page_a_submission_reaches_shows_it_as_text_and_runs_no_script_of_its(site):
-    from playwright.sync_api import sync_playwright
-
-    dialogs, injected, texts, rows = [], {}, {}, {}
-    with accessibility.served(site) as base_url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    rows = {}
+    with accessibility.served(site) as base_url, chromium() as browser:
         tab = browser.new_page(viewport={"width": 1366, "height": 900})
-        opened = []
-        tab.on("dialog", lambda d: (dialogs.append(f"{opened[-1]}: {d.message}"), d.dismiss()))
-        for page in PAGES.values():
-            opened.append(page)
-            tab.goto(base_url + page)
-            tab.wait_for_load_state("networkidle")
-            if found := tab.evaluate(INJECTED):
-                injected[page] = found
-            texts[page] = visible(f"{tab.title()} {tab.inner_text('body')}")
+
+        def look(page: str) -> None:
             if page == PAGES["results"]:  # the interactive table's submitted block
                 tab.wait_for_selector("table.klue-table.dataTable")
                 rows[page] = tab.locator("table.dataTable tr.submitted").count()
@@ -99,10 +81,12 @@ def test_every_page_a_submission_reaches_shows_it_as_text_and_runs_no_script_of_
             if page == PAGES["hostile submission"]:  # its items, drawn by DataTables
                 tab.wait_for_selector("#items-dp_wrapper")
                 rows[page] = tab.locator("#items-dp tbody tr").count()
+
+        walked = walk(tab, base_url, PAGES.values(), INJECTED, look)
         tab.screenshot(path=str(site.parent / "hostile-1366.png"), full_page=False)
-        browser.close()
-    assert dialogs == [], dialogs
-    assert injected == {}, injected
+    texts = walked.texts
+    assert walked.dialogs == [], walked.dialogs
+    assert walked.found == {}, walked.found
     name = visible(hostile.MODEL)
     for page in PAGES.values():
         if page != PAGES["baseline submission"]:
@@ -113,14 +97,9 @@ def test_every_page_a_submission_reaches_shows_it_as_text_and_runs_no_script_of_
 
 
 def test_the_submission_pages_and_their_table_pass_axe(site):
-    if not accessibility.AXE.exists():
-        pytest.skip("axe-core is not installed: run `npm ci` in the repository (.ci/run does)")
-    from playwright.sync_api import sync_playwright
-
-    with accessibility.served(site) as base_url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    require_axe()
+    with accessibility.served(site) as base_url, chromium() as browser:
         findings = accessibility.audit(browser, base_url, PAGES)
-        browser.close()
     listed = sorted(
         f"{f['rule']} ({f['impact']}) on {f['kind']} at {f['width']} px, {f['mode']}: {f['target']}"
         for f in findings

@@ -492,3 +492,25 @@ def test_generated_answers_are_read_as_the_task_reads_them(tmp_path):
         f"{samples.name} line 3 {unread.strip()!r}"
     ]
     assert report.check.all_problems == ["nli.jsonl: 1 missing guids: klue-nli-v1_dev_00002"]
+
+
+def test_a_kluebook_wos_run_is_keyed_by_user_turn(tmp_path):
+    """A WoS run's lines are keyed by (dialogue, user turn), many to a dialogue record; a
+    refused state is left out and named."""
+
+    task = get_task("wos")
+    module = task_module(task)
+    data = tmp_path / "data"
+    path = data / task.files["dev"].replace(".json", ".partial.json")
+    path.parent.mkdir(parents=True)
+    module.write_official(module.generate(seed=2, **task.smoke_data)["dev"], path)
+    lines = module.gold_predictions(module.read_official(path), {})
+    lines[1] = {**lines[1], "state": "관광-종류-공원"}
+    run = write_run(tmp_path / "results", lines, "wos")
+    report = import_submission([run], tmp_path / "m", {**GIVEN, "parameters": 1}, data)
+    [wos] = report.tasks
+    assert (wos.items, len(wos.lines)) == (len(lines), len(lines) - 1)
+    assert list(wos.left_out) == ["an answer refused (state that is not a list of strings)"]
+    assert report.check.all_problems == [
+        f"wos.jsonl: 1 missing guids: {lines[1]['guid']} turn {lines[1]['turn']}"
+    ]

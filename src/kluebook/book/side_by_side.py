@@ -14,7 +14,8 @@ template `side_by_side.html` (`templating`; the JSON block through Jinja2's `toj
 
 However large the dev set, the page stays within the book's weight budget: the JSON block holds
 every pair's 2x2 counts, but of each pair's list (the items on which they disagree, the items
-both get wrong) at most `LIST_ITEMS` shared by the view's pairs, spread over the dev set, and a
+both get wrong) at most `LIST_ITEMS` shared by the view's pairs, spread over the dev set (with
+many runs, the pairs growing quadratically, at most about `STORED_ITEMS` items in all), and a
 line says how many of how many the list holds. Every item, with the gold and each run's
 prediction and rightness, is in the view's CSV download (`<section id>.csv` beside the page).
 
@@ -74,9 +75,11 @@ ITEMS_HEAD = ("Item", "Right", "Gold", "A predicted", "B predicted")
 # What the list may hold (its select's options; the first is shown without JavaScript).
 SHOWN_ITEMS = (("disagree", "on which they disagree"), ("both-wrong", "both get wrong"))
 # The items of each kind a view's data hold for its pairs together (each pair at least
-# `PAIR_ITEMS`), spread over the dev set; the download holds every item.
+# `PAIR_ITEMS`, fewer where its pairs are so many that the data would pass `STORED_ITEMS`
+# items, but at least one), spread over the dev set; the download holds every item.
 LIST_ITEMS = 500
 PAIR_ITEMS = 25
+STORED_ITEMS = 2500
 
 
 @dataclass(frozen=True)
@@ -197,17 +200,20 @@ def _default_pair(configurations: list[tuple], items: DevSetAgreement) -> tuple[
 def dev_set_view(task: Task, dev_set: DevSet, section: str) -> tuple[DevSetRuns | None, int]:
     """The view of one dev set's runs and submissions, and how many are left out because their
     predictions cannot be read here (None when fewer than two are left)."""
-    kept, answers = [], []
-    for candidate in dev_set.candidates:
-        try:
-            predictions = index_predictions(task, dev_set.gold, candidate.read())
-        except (KluebookError, OSError):
-            continue
-        kept.append(candidate)
-        answers.append(RunAnswers(predictions, candidate.switches))
+    kept = []
+
+    def answers():  # one candidate's predictions at a time, let go once taken in
+        for candidate in dev_set.candidates:
+            try:
+                predictions = index_predictions(task, dev_set.gold, candidate.read())
+            except (KluebookError, OSError):
+                continue
+            kept.append(candidate)
+            yield RunAnswers(predictions, candidate.switches)
+
+    items = dev_set_agreement(task, dev_set.gold, answers())
     if len(kept) < 2:
         return None, len(dev_set.candidates)
-    items = dev_set_agreement(task, dev_set.gold, answers)
     view = DevSetRuns(
         section,
         dev_set.dev_items,
@@ -280,14 +286,17 @@ def both_wrong(items: DevSetAgreement, a: int, b: int) -> list[int]:
 def stored_items(view: DevSetRuns) -> list[int]:
     """The items (indexes, in order) the view's data hold: of every pair, those on which they
     disagree and those both get wrong, of each at most `LIST_ITEMS` shared by the pairs (at
-    least `PAIR_ITEMS`), spread over the dev set. Short of the caps, every item some run gets
-    wrong."""
+    least `PAIR_ITEMS`, or as many as keep them all within `STORED_ITEMS`, or one), spread over
+    the dev set (where fewer than `PAIR_ITEMS`, each pair's from a place of its own, so that
+    together they still spread over it). Short of the caps, every item some run gets wrong."""
     pairs = list(combinations(range(len(view.runs)), 2))
-    count = max(LIST_ITEMS // len(pairs), PAIR_ITEMS)
+    floor = min(PAIR_ITEMS, STORED_ITEMS // (2 * len(pairs)))  # the pairs grow quadratically
+    count = max(LIST_ITEMS // len(pairs), floor, 1)
     kept: set[int] = set()
-    for a, b in pairs:
-        kept.update(spread(view.items.disagreements(a, b), count))
-        kept.update(spread(both_wrong(view.items, a, b), count))
+    for number, (a, b) in enumerate(pairs):
+        for found in (view.items.disagreements(a, b), both_wrong(view.items, a, b)):
+            start = number * len(found) // len(pairs) if count < PAIR_ITEMS else 0
+            kept.update(spread(found[start:] + found[:start], count))
     return sorted(kept)
 
 

@@ -131,19 +131,27 @@ def comparison_html(
     return str(parts(TEMPLATE).comparison(caption, differences)) + "\n"
 
 
-def _gold(task: Task, scores: TaskScores, data_dir: Path) -> tuple[list[dict], str]:
+def _gold(
+    task: Task, scores: TaskScores, data_dir: Path, golds: dict | None = None
+) -> tuple[list[dict], str]:
     """The gold records the task was scored against where the same file is here, else none and
-    the one line that says so."""
-    try:
-        gold = gold_file(task, data_dir)
-    except KluebookError:
-        gold = None
-    if gold is None or gold.sha256 != scores.gold_sha256:
+    the one line that says so; `golds` keeps each task's file and records, so a build finds and
+    reads them once, not once per submission."""
+    golds = {} if golds is None else golds
+    if task.name not in golds:
+        try:
+            golds[task.name] = [gold_file(task, data_dir), None]
+        except KluebookError:
+            golds[task.name] = [None, None]
+    found = golds[task.name]
+    if found[0] is None or found[0].sha256 != scores.gold_sha256:
         return [], (
             f"The official {short_name(task)} dev file it was scored against is not here: the "
             "table holds the predictions alone (`kluebook data fetch` adds the texts and gold)."
         )
-    return task_module(task).read_official(gold.path), ""
+    if found[1] is None:
+        found[1] = task_module(task).read_official(found[0].path)
+    return found[1], ""
 
 
 def items_shown(frame: pd.DataFrame, count: int) -> tuple[pd.DataFrame, str]:
@@ -215,9 +223,10 @@ def page_markdown(
     data_dir: Path = KLUE_DATA,
     *,
     out_dir: Path,
+    golds: dict | None = None,
 ) -> str:
     """The page of one submission (`folder`: its files), its downloads written beside it, under
-    `out_dir/submissions/<slug>/`."""
+    `out_dir/submissions/<slug>/` (`golds`: the dev files read so far, see `_gold`)."""
     html, tasks = parts(TEMPLATE), all_tasks()
     page = row.page
     mine = [(tasks[name], scores) for name, scores in record.tasks.items() if name in tasks]
@@ -249,7 +258,7 @@ def page_markdown(
                 task, predictions, strongest_reference(task, rows), records, submission.model
             ),
         ]
-        gold, missing = _gold(task, scores, data_dir)
+        gold, missing = _gold(task, scores, data_dir, golds)
         frame = items_frame(task, predictions, gold)
         paths = write_downloads(frame, out_dir / "submissions" / record.slug, task)
         links = " · ".join(
@@ -285,7 +294,7 @@ def write_submission_pages(
     its rows, made here when not given); a page of a submission no longer on the board is
     removed."""
     entries = {entry.slug: entry for entry in board}
-    pages = {}
+    pages, golds = {}, {}
     for row in submitted_rows(board) if submitted is None else submitted:
         path = out_dir / "submissions" / f"{row.source}.md"
         entry = entries[row.source]
@@ -298,6 +307,7 @@ def write_submission_pages(
             records,
             data_dir,
             out_dir=out_dir,
+            golds=golds,
         )
     for old in (out_dir / "submissions").glob("*"):
         if old.with_suffix(".md") in pages:  # a page, or its downloads' folder

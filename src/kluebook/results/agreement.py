@@ -10,7 +10,7 @@ metric that does not count items (Pearson r, AUPRC) decides no item.
 """
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,9 +117,8 @@ def _answer_text(answer: dict) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
-def prediction_text(task: Task, record: dict, predictions: dict) -> str:
-    """What a run predicted for one gold record (its lines' answers), shortened."""
-    lines = [predictions[key] for key in task_module(task).gold_keys([record])]
+def prediction_text(lines: list[dict]) -> str:
+    """What a run predicted for one gold record (the answers of its lines), shortened."""
     text = "; ".join(_answer_text(answer_fields(line)) for line in lines)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
@@ -151,15 +150,21 @@ class DevSetAgreement:
         return np.flatnonzero(self.right[a] != self.right[b]).tolist()
 
 
-def dev_set_agreement(task: Task, gold: list[dict], runs: Sequence[RunAnswers]) -> DevSetAgreement:
+def dev_set_agreement(task: Task, gold: list[dict], runs: Iterable[RunAnswers]) -> DevSetAgreement:
     """The runs' answers on the dev records `gold` (each run's predictions keyed to them by
-    `index_predictions`), item by item."""
+    `index_predictions`), item by item; the runs are taken one at a time, so an iterator of
+    them holds one run's predictions at once."""
     module = task_module(task)
     truth = dict(zip(module.gold_keys(gold), module.gold_predictions(gold), strict=True))
-    first_keys = [module.gold_keys([record])[0] for record in gold]
+    keys = [module.gold_keys([record]) for record in gold]
+    predicted, right = [], []
+    for run in runs:
+        lines = run.predictions
+        predicted.append([prediction_text([lines[key] for key in mine]) for mine in keys])
+        right.append(items_right(task, gold, lines, run.switches))
     return DevSetAgreement(
-        keys=first_keys,
-        gold=[prediction_text(task, record, truth) for record in gold],
-        predicted=[[prediction_text(task, r, run.predictions) for r in gold] for run in runs],
-        right=[items_right(task, gold, run.predictions, run.switches) for run in runs],
+        keys=[mine[0] for mine in keys],
+        gold=[prediction_text([truth[key] for key in mine]) for mine in keys],
+        predicted=predicted,
+        right=right,
     )

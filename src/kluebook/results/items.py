@@ -59,6 +59,8 @@ def key_text(key) -> str:
 def _shown(value) -> str:
     """A gold or predicted value as text: a list as its items, a number rounded."""
     if isinstance(value, list):
+        if all(type(v) in (str, int) for v in value):  # tags, heads: shown as they are
+            return " ".join(map(str, value))
         return " ".join(_shown(v) for v in value)
     if isinstance(value, float):
         return f"{value:.2f}"
@@ -91,10 +93,10 @@ def confidence(line: dict) -> float | None:
 def top_answers(task: Task, line: dict) -> str | None:
     """The answers a line ranks highest with their probabilities, best first (`answer 0.62;
     …`): the task's `top_answers`, else a ranked prompted line's choices; None for neither."""
-    ranked = []
-    if task_module(task).top_answers is not None:
+    ranked, ranker = [], task_module(task).top_answers
+    if ranker is not None:
         try:
-            ranked = task_module(task).top_answers(line)
+            ranked = ranker(line)
         except KluebookError:  # a line without what the task ranks by (a generated answer)
             ranked = []
     if not ranked:
@@ -170,7 +172,8 @@ def items_frame(
     (`correct_keys`), the confidence and the top answers, and a prompted line's prompt block,
     raw answer and readability; a column no item has a value in is left out."""
     gold, by_key = keyed_gold(task, records)
-    lines = {task_module(task).prediction_key(line): line for line in predicted}
+    key_of = task_module(task).prediction_key
+    lines = {key_of(line): line for line in predicted}
     correct = correct_keys(task, lines, records, switches)
     rows = []
     for key, line in lines.items():

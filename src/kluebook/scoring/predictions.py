@@ -44,6 +44,13 @@ def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
     return predictions
 
 
+def records_by_key(task: Task, gold: list[dict]) -> dict:
+    """{key: the gold record it belongs to}, a record under each of its keys (a WoS dialogue
+    under each of its user turns)."""
+    module = task_module(task)
+    return {key: record for record in gold for key in module.gold_keys([record])}
+
+
 def _show(key) -> str:
     return " turn ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
 

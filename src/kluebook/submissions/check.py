@@ -17,7 +17,7 @@ from pathlib import Path
 from kluebook.common.errors import KluebookError
 from kluebook.data.fetch import manifest, mismatch
 from kluebook.data.loading import file_sha256
-from kluebook.scoring.predictions import index_predictions
+from kluebook.scoring.predictions import index_predictions, records_by_key
 from kluebook.submissions.files import (
     DEFAULT_LIMITS,
     PREDICTIONS_SUFFIXES,
@@ -131,12 +131,12 @@ def check_predictions(
     result = TaskCheck(task.name, path.name, gold)
     records = task_module(task).read_official(gold.path)
     module = task_module(task)
-    by_key = dict(zip(module.gold_keys(records), records, strict=True))
+    by_key = records_by_key(task, records)
     seen: set = set()
     duplicates, unknown, hub_positions = Tally(), Tally(), Tally()
     findings: dict[str, Tally] = defaultdict(Tally)
     hub_ids: dict[str, str] = {}  # kind of problem -> how the hub copy numbers the values
-    kept = []  # rows scored at the end, for a task without its own value check
+    kept = []  # rows scored at the end, for a task folder without `check_line` (not streamed)
     value_check = module.check_line
     try:
         for number, row in prediction_lines(path, limits):

@@ -39,6 +39,7 @@ from kluebook.common.json_files import write_jsonl
 from kluebook.data.loading import generated_data_dir
 from kluebook.prompting.registry import task_prompting
 from kluebook.recording.records import parse_record
+from kluebook.scoring.predictions import records_by_key
 from kluebook.submissions.check import SHOWN, CheckReport, GoldFile, check_submission, gold_file
 from kluebook.submissions.files import DEFAULT_LIMITS, SLUG, Limits, prediction_lines
 from kluebook.submissions.schema import METADATA, Submission, validation_lines
@@ -313,7 +314,7 @@ def import_task(
     formats = task_module(task).gold_predictions(records[:1], {})
     kept = frozenset().union(*(line.keys() for line in formats)) | {CHOICE_SCORES}
     result = TaskImport(task.name, source_task, described, kept_fields=kept)
-    by_key = dict(zip(task_module(task).gold_keys(records), records, strict=True))
+    by_key = records_by_key(task, records)
     seen: set = set()
     if source_task in source.lines:  # a kluebook run: lines keyed by guid already
         for number, line in enumerate(source.lines[source_task], 1):

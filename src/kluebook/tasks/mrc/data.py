@@ -13,6 +13,7 @@ from pathlib import Path
 from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_json, write_json
 from kluebook.scoring.switches import NO_SWITCHES, Switches
+from kluebook.tasks.interface import LineProblem
 
 from .metric import mrc_scores
 
@@ -187,3 +188,9 @@ def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> l
         {"guid": r["guid"], "answer": "" if r["is_impossible"] else r["answers"][0]["text"]}
         for r in records
     ]
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's answer: a string ("" for no answer)."""
+    answer = row.get("answer")
+    return None if isinstance(answer, str) else LineProblem("non-string answer", repr(answer)[:40])

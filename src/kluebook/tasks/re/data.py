@@ -6,7 +6,6 @@ Model input: the sentence with entity markers (`mark_entities`), tokenized with 
 WordPiece fix-up (`tokenize_marked`).
 """
 
-import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -18,6 +17,12 @@ from kluebook.data.klue_json import read_record_list, write_record_list
 from kluebook.scoring.metric_forms import F1, Auprc, class_counts
 from kluebook.scoring.predicted_labels import predicted_labels
 from kluebook.scoring.switches import NO_SWITCHES, Switches
+from kluebook.tasks.interface import (
+    HUB_COPY,
+    LineProblem,
+    class_label_problem,
+    is_finite_number,
+)
 
 from .metric import NO_RELATION, auprc, micro_f1
 
@@ -134,16 +139,24 @@ def from_hub(rows: Iterable[dict]) -> list[dict]:
     ]
 
 
-def _probabilities(guid: str, probs: object) -> list[float]:
+def _probs_problem(probs: object) -> LineProblem | None:
+    """What is wrong with a line's `probs`, if anything: one finite non-negative number per
+    relation (RELATIONS' order), summing to 1 within PROBS_SUM_TOLERANCE."""
     if not isinstance(probs, list) or len(probs) != len(RELATIONS):
-        raise KluebookError(f"{guid}: probs must be a list of {len(RELATIONS)} numbers")
-    if not all(
-        isinstance(p, int | float) and not isinstance(p, bool) and math.isfinite(p) and p >= 0
-        for p in probs
-    ):
-        raise KluebookError(f"{guid}: probs must be finite non-negative numbers")
+        found = len(probs) if isinstance(probs, list) else type(probs).__name__
+        return LineProblem(f"probs list of other than {len(RELATIONS)} numbers", str(found))
+    bad = [p for p in probs if not (is_finite_number(p) and p >= 0)]
+    if bad:
+        return LineProblem("probs value that is negative or not a finite number", repr(bad[0]))
     if abs(sum(probs) - 1.0) > PROBS_SUM_TOLERANCE:
-        raise KluebookError(f"{guid}: probs sum to {sum(probs):.6g}, not 1")
+        return LineProblem("probs list not summing to 1", f"{sum(probs):.6g}")
+    return None
+
+
+def _probabilities(guid: str, probs: object) -> list[float]:
+    problem = _probs_problem(probs)
+    if problem is not None:
+        raise KluebookError(f"{guid}: {problem.kind} ({problem.found})")
     return [float(p) for p in probs]
 
 
@@ -274,3 +287,12 @@ def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> l
         }
         for r in records
     ]
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's relation (one of RELATIONS by name; the hub copy's ids, in the same order, are
+    named as such) and its probabilities."""
+    if type(row.get("label")) is int:
+        numbered = f"{HUB_COPY} numbers them 0-{len(RELATIONS) - 1} in relation_list.json's order"
+        return LineProblem("hub label id", repr(row["label"]), numbered)
+    return class_label_problem(row, RELATIONS, RELATIONS) or _probs_problem(row.get("probs"))

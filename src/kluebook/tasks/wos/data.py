@@ -13,6 +13,7 @@ from kluebook.common.errors import KluebookError
 from kluebook.common.json_files import read_json, write_json
 from kluebook.data.klue_json import read_record_list, write_record_list
 from kluebook.scoring.switches import NO_SWITCHES, Switches
+from kluebook.tasks.interface import LineProblem
 
 from .metric import joint_goal_accuracy, pooled_slot_f1, slot_f1
 
@@ -159,3 +160,12 @@ def gold_predictions(records: list[dict], switches: Switches = NO_SWITCHES) -> l
         for r in records
         for turn, state in enumerate(user_states(r))
     ]
+
+
+def check_line(record: dict, row: dict) -> LineProblem | None:
+    """A line's state: a list of strings (compared whole with the gold's, so a string that is
+    no `domain-slot-value` is a wrong slot, not a malformed line)."""
+    state = row.get("state")
+    if isinstance(state, list) and all(isinstance(item, str) for item in state):
+        return None
+    return LineProblem("state that is not a list of strings", repr(state)[:40])
