@@ -117,6 +117,8 @@ class RunSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", protected_namespaces=())
 
     method_name: ClassVar[str]  # the method whose runs have these settings
+    # That method's class, which types the runs' overrides (set by `Method.__init_subclass__`).
+    typed_by: ClassVar[type["Method"] | None] = None
 
     task: Task
     model: str = Field(description="A hub model id or a local folder. " + NAMES_IN_FILES)
@@ -160,10 +162,9 @@ class RunSettings(BaseModel):
     def _typed_overrides(cls, data: Any) -> Any:
         """Overrides typed by the run's method's model of its task (not a record's: it keeps
         the values it was run with, whatever the model takes today)."""
-        if isinstance(data, dict) and data.get("extra") and data.get("recorded_config") is None:
-            from kluebook.methods.registry import method_named  # the registry imports this
-
-            typed = method_named(cls.method_name).typed_overrides(data["task"], data["extra"])
+        fresh = isinstance(data, dict) and data.get("recorded_config") is None
+        if fresh and data.get("extra") and cls.typed_by is not None:
+            typed = cls.typed_by().typed_overrides(data["task"], data["extra"])
             data = {**data, "extra": typed}
         return data
 
@@ -328,6 +329,13 @@ class Method:
     templated: ClassVar[bool] = False
     # `kluebook run` options that choose it again (the rerun command on a run's page).
     rerun_options: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        """A method that names its settings class types its runs' overrides."""
+        super().__init_subclass__(**kwargs)
+        if "settings" in cls.__dict__:
+            cls.settings.typed_by = cls
+
     # A smoke run of it, in the front page's words: how it was made and of what model.
     smoke_made: ClassVar[str] = ""
     smoke_model: ClassVar[str] = "model"
