@@ -13,6 +13,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from kluebook.common.errors import KluebookError
+from kluebook.common.validation import first_problem
 
 
 @dataclass(frozen=True)
@@ -80,13 +81,12 @@ def typed_overrides(model: type[Overrides], task_name: str, given: dict) -> dict
     try:
         typed = model.model_validate(given)
     except ValidationError as error:
-        first = error.errors()[0]
-        name = first["loc"][0]
-        if first["type"] == "extra_forbidden":
+        problem = first_problem(error)
+        if problem.unknown:
             known = ", ".join(model.model_fields)
             raise KluebookError(
-                f"unknown parameter {name!r} for {task_name}; known: {known}"
+                f"unknown parameter {problem.name!r} for {task_name}; known: {known}"
             ) from None
-        rule = model.model_fields[name].description
-        raise KluebookError(f"{rule}, got {given[name]!r}") from None
+        rule = model.model_fields[problem.name].description
+        raise KluebookError(f"{rule}, got {given[problem.name]!r}") from None
     return {name: getattr(typed, name) for name in given}

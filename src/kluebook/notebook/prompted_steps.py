@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from kluebook.common.errors import KluebookError
 from kluebook.common.paths import scrub
+from kluebook.common.validation import first_problem
 from kluebook.data.loading import data_dir_for, hub_dataset_revision
 from kluebook.methods.interface import ServedBy
 from kluebook.methods.prompted import PromptedParameters, PromptedRun, template_digest
@@ -93,9 +94,8 @@ def prompted_run(parameters: dict) -> PromptedRun:
         shared = {name: parameters[name] for name in PromptedRun.shared_names()}
         settings = PromptedRun(task=task, **shared, extra=overrides, server=server)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise KluebookError(f"{where}: {first['msg']}, got {first['input']!r}") from None
+        problem = first_problem(error)
+        raise KluebookError(f"{problem.where}: {problem.message}, got {problem.given!r}") from None
     method.check_parameters(task, settings.extra, [settings.model], settings.profile)
     return settings
 

@@ -12,6 +12,7 @@ import os
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kluebook.common.errors import KluebookError
+from kluebook.common.validation import first_problem
 
 API_KEY_VARIABLES = ("KLUEBOOK_OPENAI_API_KEY", "OPENAI_API_KEY")
 # Local servers take any key; the client insists on one.
@@ -60,11 +61,10 @@ def server_options(given: dict) -> ServerOptions:
     try:
         return ServerOptions.model_validate(given)
     except ValidationError as error:
-        first = error.errors()[0]
-        name = first["loc"][0]
-        if first["type"] == "extra_forbidden":
+        problem = first_problem(error)
+        if problem.unknown:
             known = ", ".join(ServerOptions.model_fields)
             raise KluebookError(
-                f"server_options: unknown option {name!r}; known: {known}"
+                f"server_options: unknown option {problem.name!r}; known: {known}"
             ) from None
-        raise KluebookError(f"{PROBLEMS[name]}, got {first['input']!r}") from None
+        raise KluebookError(f"{PROBLEMS[problem.name]}, got {problem.given!r}") from None
