@@ -45,8 +45,8 @@ def index_predictions(task: Task, gold: list[dict], rows: list[dict]) -> dict:
 
 
 def records_by_key(task: Task, gold: list[dict]) -> dict:
-    """{key: the gold record it belongs to}, a record under each of its keys (a WoS dialogue
-    under each of its user turns)."""
+    """{key: the gold record it belongs to}, a record under each of its keys (a dialogue-state
+    task's dialogue under each of its user turns)."""
     module = task_module(task)
     return {key: record for record in gold for key in module.gold_keys([record])}
 
